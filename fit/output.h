@@ -1,0 +1,31 @@
+/*
+ * output.h -- writing tables, CSV and JSON for the tools' reports.  Part of
+ * libtbfit but not of its public API: it serves tb-info, tb-fit and the
+ * tools after them so their outputs agree.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_OUTPUT_H
+#define TB_OUTPUT_H
+
+#include <stdio.h>
+
+/* Characters S takes on a terminal (UTF-8 code points, not bytes). */
+size_t tb_display_width(const char *s);
+
+/* S left-aligned in WIDTH columns. */
+void tb_print_left(FILE *f, const char *s, size_t width);
+
+/* S as a CSV field, quoted when it holds a comma, quote or line break. */
+void tb_csv_string(FILE *f, const char *s);
+
+/* X as a CSV field: %.10g, empty when NaN. */
+void tb_csv_number(FILE *f, double x);
+
+/* S as a JSON string, or null when S is NULL. */
+void tb_json_string(FILE *f, const char *s);
+
+/* X as a JSON number, or null when it is not finite. */
+void tb_json_number(FILE *f, double x);
+
+#endif

@@ -1,0 +1,408 @@
+/*
+ * tb-info -- summarise recorded runs before fitting them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "tbfit.h"
+
+enum exit_status { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+struct settings {
+    enum format format;
+    tb_read_options read;
+    const char **columns;   /* -c specs, NULL-terminated; NULL for all */
+    size_t ncolumns;
+};
+
+static const char usage_text[] =
+    "Usage: tb-info [OPTION]... RUN.csv...\n"
+    "Summarise runs recorded in the thermobench CSV format: metadata, then\n"
+    "one line per column with its unit, points, missing values, first and\n"
+    "last time, minimum, mean, maximum and median sampling period.\n"
+    "A RUN of - reads standard input.\n"
+    "\n"
+    "  -c, --column=SPEC  only these columns: a header, a name, a glob or a\n"
+    "                     1-based number; may be repeated\n"
+    "      --csv          one CSV row per column, for scripts\n"
+    "      --json         a JSON array with one object per run, for scripts\n"
+    "      --raw-units    keep values and units as written (no conversion of\n"
+    "                     ms to s, m°C to °C, kHz to Hz, µW to W, µJ to J)\n"
+    "  -h, --help         show this help and exit\n"
+    "  -V, --version      show the version and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 a run could not be read or a column was not\n"
+    "found, 2 usage error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("tb-info: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'tb-info --help' for more information.\n", stderr);
+    return EXIT_USAGE;
+}
+
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    enum { OPT_CSV = 256, OPT_JSON, OPT_RAW_UNITS };
+    static const struct option options[] = {
+        {"column", required_argument, NULL, 'c'},
+        {"csv", no_argument, NULL, OPT_CSV},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"raw-units", no_argument, NULL, OPT_RAW_UNITS},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":c:hV", options, NULL)) != -1) {
+        switch (c) {
+        case 'c': {
+            const char **nc = realloc(s->columns, (s->ncolumns + 2) * sizeof *nc);
+            if (!nc) {
+                fputs("tb-info: out of memory\n", stderr);
+                return EXIT_INPUT;
+            }
+            s->columns = nc;
+            nc[s->ncolumns++] = optarg;
+            nc[s->ncolumns] = NULL;
+            break;
+        }
+        case OPT_CSV: s->format = FORMAT_CSV; break;
+        case OPT_JSON: s->format = FORMAT_JSON; break;
+        case OPT_RAW_UNITS: s->read.normalise_units = 0; break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(EXIT_OK);
+        case 'V':
+            puts("tb-info (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            exit(EXIT_OK);
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("%s", "no run given");
+    return EXIT_OK;
+}
+
+/* The columns to show, in file order; NULL with a message on error. */
+static size_t *chosen_columns(const tb_run *run, const struct settings *s,
+                              size_t *count)
+{
+    size_t ncols = tb_run_ncolumns(run), n = 0;
+    char err[TB_ERRMAX];
+    size_t *idx = malloc(ncols * sizeof *idx);
+    char *taken = calloc(ncols, 1);
+
+    if (!idx || !taken) {
+        fprintf(stderr, "tb-info: out of memory\n");
+        goto fail;
+    }
+    if (!s->columns) {
+        for (size_t i = 0; i < ncols; i++)
+            idx[n++] = i;
+    } else {
+        size_t *found = malloc(ncols * sizeof *found);
+        if (!found)
+            goto fail;
+        for (size_t k = 0; k < s->ncolumns; k++) {
+            ssize_t m = tb_run_select(run, s->columns[k], found, ncols, err, sizeof err);
+            if (m < 0) {
+                fprintf(stderr, "tb-info: %s\n", err);
+                free(found);
+                goto fail;
+            }
+            for (ssize_t j = 0; j < m; j++)
+                taken[found[j]] = 1;
+        }
+        free(found);
+        for (size_t i = 0; i < ncols; i++)
+            if (taken[i])
+                idx[n++] = i;
+    }
+    free(taken);
+    *count = n;
+    return idx;
+fail:
+    free(idx);
+    free(taken);
+    return NULL;
+}
+
+/* Times with fixed decimals so columns line up; values with %g. */
+static void print_number(double x, int is_time)
+{
+    if (isnan(x))
+        printf(" %11s", "-");
+    else if (is_time)
+        printf(" %11.3f", x);
+    else
+        printf(" %11.6g", x);
+}
+
+static void print_text(const tb_run *run, const size_t *idx, size_t n,
+                       const tb_column_summary *sum, int first)
+{
+    size_t wname = strlen("column"), wunit = strlen("unit"), wraw = strlen("raw");
+
+    if (!first)
+        putchar('\n');
+    printf("file:     %s\n", tb_run_source(run));
+    if (tb_run_started(run))
+        printf("started:  %s\n", tb_run_started(run));
+    if (tb_run_version(run))
+        printf("version:  %s\n", tb_run_version(run));
+    if (tb_run_command(run))
+        printf("command:  %s\n", tb_run_command(run));
+    for (size_t i = 0; i < tb_run_nmeta(run); i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s:", tb_run_meta_key(run, i));
+        tb_print_left(stdout, key, 9);
+        printf(" %s\n", tb_run_meta_value(run, i));
+    }
+    for (size_t i = 0; i < tb_run_ncomments(run); i++)
+        printf("comment:  %s\n", tb_run_comment(run, i));
+    printf("rows:     %zu\n", tb_run_rows(run));
+    printf("columns:  %zu\n\n", tb_run_ncolumns(run));
+
+    for (size_t k = 0; k < n; k++) {
+        const tb_column *c = tb_run_column(run, idx[k]);
+        if (tb_display_width(c->name) > wname)
+            wname = tb_display_width(c->name);
+        if (tb_display_width(c->unit) > wunit)
+            wunit = tb_display_width(c->unit);
+        if (tb_display_width(c->raw_unit) > wraw)
+            wraw = tb_display_width(c->raw_unit);
+    }
+    const char *tunit = tb_run_column(run, 0)->unit;
+    char first_h[32], last_h[32], period_h[32];
+    snprintf(first_h, sizeof first_h, "first/%s", *tunit ? tunit : "s");
+    snprintf(last_h, sizeof last_h, "last/%s", *tunit ? tunit : "s");
+    snprintf(period_h, sizeof period_h, "period/%s", *tunit ? tunit : "s");
+
+    printf("%3s  ", "#");
+    tb_print_left(stdout, "column", wname + 2);
+    tb_print_left(stdout, "unit", wunit + 2);
+    tb_print_left(stdout, "raw", wraw);
+    printf(" %8s %8s %11s %11s %11s %11s %11s %11s\n", "points", "missing",
+           first_h, last_h, "min", "mean", "max", period_h);
+    for (size_t k = 0; k < n; k++) {
+        const tb_column *c = tb_run_column(run, idx[k]);
+        const tb_column_summary *s = &sum[k];
+        printf("%3zu  ", idx[k] + 1);
+        tb_print_left(stdout, c->name, wname + 2);
+        tb_print_left(stdout, *c->unit ? c->unit : "-", wunit + 2);
+        tb_print_left(stdout, *c->raw_unit ? c->raw_unit : "-", wraw);
+        printf(" %8zu %8zu", s->n, s->n_missing);
+        int is_time = idx[k] == 0;
+        print_number(s->t_first, 1);
+        print_number(s->t_last, 1);
+        print_number(s->min, is_time);
+        print_number(s->mean, is_time);
+        print_number(s->max, is_time);
+        print_number(s->median_period, 1);
+        putchar('\n');
+    }
+}
+
+static void print_csv(const tb_run *run, const size_t *idx, size_t n,
+                      const tb_column_summary *sum, int first)
+{
+    if (first)
+        puts("file,column,name,header,unit,raw_unit,points,missing,"
+             "first,last,min,mean,max,median_period");
+    for (size_t k = 0; k < n; k++) {
+        const tb_column *c = tb_run_column(run, idx[k]);
+        const tb_column_summary *s = &sum[k];
+        tb_csv_string(stdout, tb_run_source(run));
+        printf(",%zu,", idx[k] + 1);
+        tb_csv_string(stdout, c->name);
+        putchar(',');
+        tb_csv_string(stdout, c->header);
+        putchar(',');
+        tb_csv_string(stdout, c->unit);
+        putchar(',');
+        tb_csv_string(stdout, c->raw_unit);
+        printf(",%zu,%zu", s->n, s->n_missing);
+        const double x[] = {s->t_first, s->t_last, s->min, s->mean, s->max,
+                            s->median_period};
+        for (size_t j = 0; j < sizeof x / sizeof x[0]; j++) {
+            putchar(',');
+            tb_csv_number(stdout, x[j]);
+        }
+        putchar('\n');
+    }
+}
+
+/* Metadata as an object; a key that repeats gets an array of its values. */
+static void print_json_metadata(const tb_run *run)
+{
+    size_t nmeta = tb_run_nmeta(run);
+    int any = 0;
+
+    fputs("\"metadata\": {", stdout);
+    for (size_t i = 0; i < nmeta; i++) {
+        const char *key = tb_run_meta_key(run, i);
+        size_t seen = 0, count = 0;
+        for (size_t j = 0; j < nmeta; j++) {
+            if (strcmp(tb_run_meta_key(run, j), key) != 0)
+                continue;
+            if (j < i)
+                seen++;
+            else
+                count++;
+        }
+        if (seen)
+            continue;
+        fputs(any++ ? ", " : "", stdout);
+        tb_json_string(stdout, key);
+        fputs(": ", stdout);
+        if (count > 1)
+            putchar('[');
+        for (size_t j = i, k = 0; j < nmeta; j++) {
+            if (strcmp(tb_run_meta_key(run, j), key) == 0) {
+                fputs(k++ ? ", " : "", stdout);
+                tb_json_string(stdout, tb_run_meta_value(run, j));
+            }
+        }
+        if (count > 1)
+            putchar(']');
+    }
+    fputs("},\n", stdout);
+}
+
+static void print_json_strings(const char *key, const tb_run *run,
+                               size_t (*count)(const tb_run *),
+                               const char *(*item)(const tb_run *, size_t))
+{
+    printf("  \"%s\": [", key);
+    for (size_t i = 0; i < count(run); i++) {
+        fputs(i ? ", " : "", stdout);
+        tb_json_string(stdout, item(run, i));
+    }
+    fputs("],\n", stdout);
+}
+
+static void print_json(const tb_run *run, const size_t *idx, size_t n,
+                       const tb_column_summary *sum, int first)
+{
+    time_t start;
+
+    fputs(first ? "[\n {\n" : ",\n {\n", stdout);
+    fputs("  \"file\": ", stdout);
+    tb_json_string(stdout, tb_run_source(run));
+    fputs(",\n  \"started\": ", stdout);
+    tb_json_string(stdout, tb_run_started(run));
+    fputs(",\n  \"start_time\": ", stdout);
+    if (tb_run_start_time(run, &start) == 0)
+        printf("%lld", (long long)start);
+    else
+        fputs("null", stdout);
+    fputs(",\n  \"version\": ", stdout);
+    tb_json_string(stdout, tb_run_version(run));
+    fputs(",\n  \"command\": ", stdout);
+    tb_json_string(stdout, tb_run_command(run));
+    fputs(",\n  ", stdout);
+    print_json_metadata(run);
+    print_json_strings("comments", run, tb_run_ncomments, tb_run_comment);
+    print_json_strings("warnings", run, tb_run_nwarnings, tb_run_warning);
+    printf("  \"rows\": %zu,\n  \"columns\": [\n", tb_run_rows(run));
+    for (size_t k = 0; k < n; k++) {
+        const tb_column *c = tb_run_column(run, idx[k]);
+        const tb_column_summary *s = &sum[k];
+        printf("   {\"index\": %zu, \"name\": ", idx[k] + 1);
+        tb_json_string(stdout, c->name);
+        fputs(", \"header\": ", stdout);
+        tb_json_string(stdout, c->header);
+        fputs(", \"unit\": ", stdout);
+        tb_json_string(stdout, c->unit);
+        fputs(", \"raw_unit\": ", stdout);
+        tb_json_string(stdout, c->raw_unit);
+        printf(", \"points\": %zu, \"missing\": %zu", s->n, s->n_missing);
+        const char *names[] = {"first", "last", "min", "mean", "max",
+                               "median_period"};
+        const double x[] = {s->t_first, s->t_last, s->min, s->mean, s->max,
+                            s->median_period};
+        for (size_t j = 0; j < sizeof x / sizeof x[0]; j++) {
+            printf(", \"%s\": ", names[j]);
+            tb_json_number(stdout, x[j]);
+        }
+        printf("}%s\n", k + 1 < n ? "," : "");
+    }
+    fputs("  ]\n }", stdout);
+}
+
+static int show_run(const char *path, const struct settings *s, int first)
+{
+    char err[TB_ERRMAX];
+    tb_run *run = tb_run_read(path, &s->read, err, sizeof err);
+    size_t n = 0, *idx;
+    tb_column_summary *sum = NULL;
+    int status = EXIT_INPUT;
+
+    if (!run) {
+        fprintf(stderr, "tb-info: %s\n", err);
+        return EXIT_INPUT;
+    }
+    for (size_t i = 0; i < tb_run_nwarnings(run); i++)
+        fprintf(stderr, "tb-info: warning: %s\n", tb_run_warning(run, i));
+    if (!(idx = chosen_columns(run, s, &n)))
+        goto out;
+    if (!(sum = malloc((n ? n : 1) * sizeof *sum)))
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        if (tb_column_summarise(tb_run_column(run, idx[k]), &sum[k]) < 0)
+            goto out;
+    if (s->format == FORMAT_CSV)
+        print_csv(run, idx, n, sum, first);
+    else if (s->format == FORMAT_JSON)
+        print_json(run, idx, n, sum, first);
+    else
+        print_text(run, idx, n, sum, first);
+    status = EXIT_OK;
+out:
+    if (status != EXIT_OK && idx)
+        fprintf(stderr, "tb-info: %s: out of memory\n", path);
+    free(sum);
+    free(idx);
+    tb_run_free(run);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = {.format = FORMAT_TEXT, .read = tb_read_default_options()};
+    int status = parse_arguments(argc, argv, &s);
+    int shown = 0;
+
+    if (status != EXIT_OK)
+        return status;
+    for (int i = optind; i < argc; i++) {
+        int rc = show_run(argv[i], &s, shown == 0);
+        if (rc == EXIT_OK)
+            shown++;
+        else
+            status = rc;
+    }
+    if (s.format == FORMAT_JSON)
+        fputs(shown ? "\n]\n" : "[]\n", stdout);
+    free(s.columns);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("tb-info: write error");
+        return EXIT_INPUT;
+    }
+    return status;
+}

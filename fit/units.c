@@ -1,0 +1,46 @@
+/*
+ * units.c -- map the units sensors report in to SI-style units.
+ *
+ * Linux reports temperatures in m°C, frequencies in kHz, power in µW and
+ * energy in µJ; thermobench writes time in ms.  The tools compute in s,
+ * °C, Hz, W and J.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "tbfit.h"
+
+static const struct unit_rule {
+    const char *raw;
+    const char *unit;
+    double scale;
+} unit_rules[] = {
+    {"s", "s", 1},         {"ms", "s", 1e-3},      {"us", "s", 1e-6},
+    {"µs", "s", 1e-6},     {"ns", "s", 1e-9},
+    {"°C", "°C", 1},       {"m°C", "°C", 1e-3},    {"mC", "°C", 1e-3},
+    {"Hz", "Hz", 1},       {"kHz", "Hz", 1e3},     {"MHz", "Hz", 1e6},
+    {"GHz", "Hz", 1e9},
+    {"W", "W", 1},         {"mW", "W", 1e-3},      {"uW", "W", 1e-6},
+    {"µW", "W", 1e-6},
+    {"J", "J", 1},         {"mJ", "J", 1e-3},      {"uJ", "J", 1e-6},
+    {"µJ", "J", 1e-6},
+    {"A", "A", 1},         {"mA", "A", 1e-3},      {"uA", "A", 1e-6},
+    {"µA", "A", 1e-6},
+    {"V", "V", 1},         {"mV", "V", 1e-3},      {"uV", "V", 1e-6},
+    {"µV", "V", 1e-6},
+};
+
+const char *tb_unit_normalise(const char *raw, double *scale)
+{
+    for (size_t i = 0; i < sizeof unit_rules / sizeof unit_rules[0]; i++) {
+        if (strcmp(raw, unit_rules[i].raw) == 0) {
+            *scale = unit_rules[i].scale;
+            return unit_rules[i].unit;
+        }
+    }
+    *scale = 1;
+    return raw;
+}

@@ -1,0 +1,71 @@
+/*
+ * tap.h -- just enough of the Test Anything Protocol for tbkit's unit
+ * tests: numbered "ok"/"not ok" lines and a plan at the end, read by
+ * automake's tap-driver.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_TAP_H
+#define TB_TAP_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_count, tap_failed;
+
+static inline void tap_vresult(int pass, const char *fmt, va_list ap)
+{
+    printf("%s %d - ", pass ? "ok" : "not ok", ++tap_count);
+    vprintf(fmt, ap);
+    putchar('\n');
+    if (!pass)
+        tap_failed++;
+}
+
+static inline int __attribute__((format(printf, 2, 3))) ok(int pass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vresult(pass, fmt, ap);
+    va_end(ap);
+    return pass;
+}
+
+/* GOT equals WANT; both shown on failure. */
+static inline int __attribute__((format(printf, 3, 4)))
+is_string(const char *got, const char *want, const char *fmt, ...)
+{
+    int pass = got && want ? strcmp(got, want) == 0 : got == want;
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vresult(pass, fmt, ap);
+    va_end(ap);
+    if (!pass)
+        printf("#   got:  \"%s\"\n#   want: \"%s\"\n", got ? got : "(null)",
+               want ? want : "(null)");
+    return pass;
+}
+
+/* |GOT - WANT| <= TOL. */
+static inline int __attribute__((format(printf, 4, 5)))
+is_near(double got, double want, double tol, const char *fmt, ...)
+{
+    int pass = fabs(got - want) <= tol || (isnan(got) && isnan(want));
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vresult(pass, fmt, ap);
+    va_end(ap);
+    if (!pass)
+        printf("#   got:  %.17g\n#   want: %.17g (tolerance %g)\n", got, want, tol);
+    return pass;
+}
+
+static inline int tap_done(void)
+{
+    printf("1..%d\n", tap_count);
+    return tap_failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,37 @@
+# tap.sh -- TAP helpers for tbkit's shell tests; source it.
+# SPDX-License-Identifier: GPL-3.0-or-later
+tap_n=0
+tap_failed=0
+
+# ok COND DESCRIPTION: COND is a shell command; its status decides.
+ok() {
+    tap_n=$((tap_n + 1))
+    if eval "$1" >/dev/null 2>&1; then
+        echo "ok $tap_n - $2"
+    else
+        echo "not ok $tap_n - $2"
+        echo "#   failed: $1"
+        tap_failed=$((tap_failed + 1))
+    fi
+}
+
+# is GOT WANT DESCRIPTION
+is() {
+    tap_n=$((tap_n + 1))
+    if [ "$1" = "$2" ]; then
+        echo "ok $tap_n - $3"
+    else
+        echo "not ok $tap_n - $3"
+        printf '#   got:  %s\n#   want: %s\n' "$1" "$2" | sed '3,$s/^/#         /'
+        tap_failed=$((tap_failed + 1))
+    fi
+}
+
+tap_done() {
+    echo "1..$tap_n"
+    [ "$tap_failed" -eq 0 ]
+}
+
+: "${top_srcdir:=.}" "${top_builddir:=.}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tbkit-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
