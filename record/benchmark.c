@@ -57,6 +57,7 @@ int benchmark_start(struct benchmark *b, char **argv, char *err, size_t errlen)
         snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
         waitpid(pid, NULL, 0);
         close(out[0]);
+        errno = e;
         return -1;
     }
     fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);

@@ -19,8 +19,8 @@ struct benchmark {
 };
 
 /* Start ARGV[0] with ARGV in a process group of its own, its standard
- * output piped to us.  0, or -1 with a message in ERR (also when the
- * program cannot be executed). */
+ * output piped to us.  0, or -1 with a message in ERR and errno set to
+ * why it could not be started (ENOENT: no such program). */
 int benchmark_start(struct benchmark *b, char **argv, char *err, size_t errlen);
 
 /* Read what is available and call LINE for each complete line (without

@@ -82,7 +82,7 @@ static int append_quoted_arg(struct csv_writer *w, const char *a)
     return append(w, "'", 1);
 }
 
-int csvw_preamble(struct csv_writer *w, int argc, char **argv,
+int csvw_preamble(struct csv_writer *w, int argc, char **argv, double period_ms,
                   const char *const *headers, size_t ncols)
 {
     char when[64], line[512];
@@ -106,6 +106,8 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv,
         if (fputs(line, w->f) == EOF)
             return -1;
     }
+    if (fprintf(w->f, "# period_ms: %g\n", period_ms) < 0)
+        return -1;
     w->ncols = ncols;
     if (append(w, "time/ms", 7) < 0)
         return -1;

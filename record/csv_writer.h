@@ -20,8 +20,9 @@ struct csv_writer {
 /* Open PATH ("-": standard output); 0, or -1 with a message in ERR. */
 int csvw_open(struct csv_writer *w, const char *path, char *err, size_t errlen);
 
-/* The "# Started at" line, "# key: value" metadata and the header. */
-int csvw_preamble(struct csv_writer *w, int argc, char **argv,
+/* The "# Started at" line, "# key: value" metadata (host, kernel,
+ * machine, period_ms) and the header. */
+int csvw_preamble(struct csv_writer *w, int argc, char **argv, double period_ms,
                   const char *const *headers, size_t ncols);
 
 /* Write one row: the time in ms and VALUES[i] for the columns FROM to

@@ -40,14 +40,15 @@ static const char usage_text[] =
     "\n"
     "With no sensor given, every thermal zone is sampled, named by its type.\n"
     "\n"
-    "Exit status: 0 success, 1 a sensor or the output failed, 2 usage error,\n"
-    "3 the benchmark failed or was killed by a signal.\n";
+    "Exit status: the benchmark's; 0 when --time ended it; 128+N when it or\n"
+    "tb-record died of signal N; 125 usage error, sensor or write failure;\n"
+    "126 the benchmark cannot be executed; 127 it was not found.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "tb-record: %s%s\n", what, arg ? arg : "");
     fputs("Try 'tb-record --help' for more information.\n", stderr);
-    return RECORD_EXIT_USAGE;
+    return RECORD_EXIT_FAILURE;
 }
 
 static int parse_positive(const char *arg, double *x)

@@ -9,11 +9,13 @@
 
 #include <stddef.h>
 
+/* As timeout(1) and other command wrappers: otherwise the benchmark's own
+ * status, or 128+N when it (or tb-record) died of signal N. */
 enum record_exit {
     RECORD_EXIT_OK = 0,
-    RECORD_EXIT_FAILURE = 1,    /* a sensor or the output failed */
-    RECORD_EXIT_USAGE = 2,
-    RECORD_EXIT_BENCHMARK = 3,  /* the benchmark failed or was killed */
+    RECORD_EXIT_FAILURE = 125,      /* usage, a sensor, the output */
+    RECORD_EXIT_CANNOT_EXEC = 126,  /* the benchmark cannot be executed */
+    RECORD_EXIT_NOT_FOUND = 127,    /* the benchmark does not exist */
 };
 
 struct sensor_spec {

@@ -194,17 +194,18 @@ static void record(struct recorder *r, const sigset_t *unblocked)
                 (long long)missed, missed == 1 ? "" : "s");
 }
 
+/* The benchmark's own status, as a shell would give it. */
 static int benchmark_exit_status(const struct benchmark *b, const char *name)
 {
     if (WIFEXITED(b->status) && WEXITSTATUS(b->status) != 0) {
         fprintf(stderr, "tb-record: benchmark %s exited with status %d\n",
                 name, WEXITSTATUS(b->status));
-        return RECORD_EXIT_BENCHMARK;
+        return WEXITSTATUS(b->status);
     }
     if (WIFSIGNALED(b->status)) {
         fprintf(stderr, "tb-record: benchmark %s was killed by signal %d\n",
                 name, WTERMSIG(b->status));
-        return RECORD_EXIT_BENCHMARK;
+        return 128 + WTERMSIG(b->status);
     }
     return RECORD_EXIT_OK;
 }
@@ -246,7 +247,7 @@ int main(int argc, char **argv)
         goto out;
     }
     r.echo = r.out.is_stdout ? stderr : stdout;
-    if (csvw_preamble(&r.out, argc, argv, headers, ncols) < 0) {
+    if (csvw_preamble(&r.out, argc, argv, s.period_ms, headers, ncols) < 0) {
         fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
         csvw_close(&r.out);
         goto out;
@@ -254,8 +255,8 @@ int main(int argc, char **argv)
     if (s.bench_argv) {
         if (benchmark_start(&r.bench, s.bench_argv, err, sizeof err) < 0) {
             fprintf(stderr, "tb-record: %s\n", err);
+            status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
             csvw_close(&r.out);
-            status = RECORD_EXIT_BENCHMARK;
             goto out;
         }
         r.have_bench = 1;
