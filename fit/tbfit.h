@@ -181,6 +181,110 @@ enum tb_number_status {
  * number, the whole cell and nothing else.  Correctly rounded. */
 enum tb_number_status tb_number_parse(const char *s, size_t len, double *x);
 
+
+/* ------------------------------------------------------------------ */
+/* Fitting the thermal model                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * T(t) = T∞ + Σᵢ kᵢ·exp(−t/τᵢ), i = 1..order, t in s from the first point
+ * of the series, τ ascending.  Several series may be fitted together with
+ * shared τ and their own T∞ and kᵢ (sensors of one board share their time
+ * constants).
+ */
+#define TB_FIT_MAX_ORDER 4
+
+/* A series to fit: N points (T[i] s, Y[i] °C), T ascending.  Not owned. */
+typedef struct tb_series {
+    const double *t;
+    const double *y;
+    size_t n;
+} tb_series;
+
+typedef struct tb_fit_options {
+    int order;          /* 1..TB_FIT_MAX_ORDER; default 3 */
+    double tau_min;     /* τ search range in s; 0 derives it from the data: */
+    double tau_max;     /* the median sampling period and 10x the duration */
+    double level;       /* confidence level of the intervals; default 0.95 */
+    int bootstrap;      /* 0: intervals from the covariance; N: from N
+                           moving-block bootstrap resamples */
+    unsigned long seed; /* of the bootstrap */
+} tb_fit_options;
+
+tb_fit_options tb_fit_default_options(void);
+
+/* An estimate and its confidence interval. */
+typedef struct tb_estimate {
+    double value, lo, hi;
+} tb_estimate;
+
+/* Why a fit should not be trusted as it is. */
+enum tb_fit_flag {
+    TB_FIT_TAU_AT_BOUND = 1 << 0,  /* a τ ended at the search range's end */
+    TB_FIT_TAU_MERGED = 1 << 1,    /* two τ within a factor 1.5 */
+    TB_FIT_K_HUGE = 1 << 2,        /* a |kᵢ| 10x beyond the observed span */
+    TB_FIT_TAU_SHORT = 1 << 3,     /* τ₁ under 3 sampling periods */
+    TB_FIT_FEW_POINTS = 1 << 4,    /* under 5 points per parameter */
+    TB_FIT_NO_CONVERGENCE = 1 << 5,/* the search stopped at its limit */
+    TB_FIT_NO_CI = 1 << 6,         /* the intervals could not be computed */
+    TB_FIT_THROTTLED = 1 << 7,     /* frequency or power changed (set by
+                                      tb_analysis, which sees the run) */
+};
+#define TB_FIT_DEGENERATE (TB_FIT_TAU_AT_BOUND | TB_FIT_TAU_MERGED | \
+                           TB_FIT_K_HUGE | TB_FIT_TAU_SHORT)
+
+/* The short name of one flag ("tau_at_bound"), or NULL. */
+const char *tb_fit_flag_name(unsigned flag);
+
+/* What a fit found for one of its series. */
+typedef struct tb_fit_series {
+    tb_estimate t_inf;                  /* °C */
+    tb_estimate k[TB_FIT_MAX_ORDER];    /* °C */
+    size_t n;                           /* points */
+    double t0;                          /* time of the first point, s */
+    double duration;                    /* last minus first time, s */
+    double rss;                         /* its share of the RSS, °C² */
+} tb_fit_series;
+
+typedef struct tb_fit {
+    int order;
+    tb_estimate tau[TB_FIT_MAX_ORDER];  /* s, ascending */
+    size_t nseries;
+    tb_fit_series *series;              /* owned; see tb_fit_clear() */
+    size_t points, params, dof;
+    double rss;                         /* Σ residual², °C² */
+    double rmse;                        /* sqrt(rss / dof), °C */
+    double aicc;                        /* corrected Akaike criterion */
+    double tau_min, tau_max;            /* the search range used */
+    double median_period;               /* s */
+    unsigned flags;                     /* enum tb_fit_flag */
+} tb_fit;
+
+/*
+ * Fit the model of order OPT->order to the NSERIES series S (one, or
+ * several sharing τ).  The global least-squares optimum is sought by
+ * variable projection: a screen of a log-spaced τ grid, then GSL's trust-
+ * region solver over ln τ from the best grid points.  Returns 0 and fills
+ * FIT (release with tb_fit_clear()), or -1 with a message in ERR (too few
+ * points, constant data, bad options).  A fit that is found but suspect
+ * returns 0 with FIT->flags set.
+ */
+int tb_fit_series_run(const tb_series *s, size_t nseries,
+                      const tb_fit_options *opt, tb_fit *fit,
+                      char *err, size_t errlen);
+
+/* As tb_fit_series_run() for orders 1..TB_FIT_MAX_ORDER, keeping the one
+ * of least AICc among those that are not degenerate (or order 1). */
+int tb_fit_series_auto(const tb_series *s, size_t nseries,
+                       const tb_fit_options *opt, tb_fit *fit,
+                       char *err, size_t errlen);
+
+/* The fitted model of series I at time T (s after its first point). */
+double tb_fit_eval(const tb_fit *fit, size_t i, double t);
+
+/* Release what a fit owns; the struct may be reused. */
+void tb_fit_clear(tb_fit *fit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,313 @@
+/*
+ * fit.c -- the thermal model fit: checks, search, intervals and flags.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_internal.h"
+
+tb_fit_options tb_fit_default_options(void)
+{
+    return (tb_fit_options){.order = 3, .level = 0.95, .seed = 1};
+}
+
+const char *tb_fit_flag_name(unsigned flag)
+{
+    switch (flag) {
+    case TB_FIT_TAU_AT_BOUND: return "tau_at_bound";
+    case TB_FIT_TAU_MERGED: return "tau_merged";
+    case TB_FIT_K_HUGE: return "k_huge";
+    case TB_FIT_TAU_SHORT: return "tau_short";
+    case TB_FIT_FEW_POINTS: return "few_points";
+    case TB_FIT_NO_CONVERGENCE: return "no_convergence";
+    case TB_FIT_NO_CI: return "no_ci";
+    case TB_FIT_THROTTLED: return "throttled";
+    default: return NULL;
+    }
+}
+
+void tb_fit_clear(tb_fit *fit)
+{
+    free(fit->series);
+    memset(fit, 0, sizeof *fit);
+}
+
+double tb_fit_eval(const tb_fit *fit, size_t i, double t)
+{
+    const tb_fit_series *s = &fit->series[i];
+    double y = s->t_inf.value;
+    for (int j = 0; j < fit->order; j++)
+        y += s->k[j].value * exp(-t / fit->tau[j].value);
+    return y;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Median time between points over all series. */
+static double median_period(const tb_series *s, size_t ns)
+{
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < ns; i++)
+        total += s[i].n - 1;
+    double *dt = malloc(total * sizeof *dt);
+    if (!dt)
+        return NAN;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = 1; j < s[i].n; j++)
+            dt[k++] = s[i].t[j] - s[i].t[j - 1];
+    double med = gsl_stats_median(dt, 1, total);   /* quickselect */
+    free(dt);
+    return med;
+}
+
+static int check_input(const tb_series *s, size_t ns, const tb_fit_options *opt,
+                       char *err, size_t errlen)
+{
+    size_t params = ns * (size_t)(opt->order + 1) + (size_t)opt->order, points = 0;
+
+    if (opt->order < 1 || opt->order > TB_FIT_MAX_ORDER)
+        return fail(err, errlen, "order %d: it must be 1 to %d", opt->order, TB_FIT_MAX_ORDER);
+    if (!(opt->level > 0 && opt->level < 1))
+        return fail(err, errlen, "confidence level %g: it must be between 0 and 1", opt->level);
+    if (opt->tau_min < 0 || opt->tau_max < 0 ||
+        (opt->tau_min > 0 && opt->tau_max > 0 && opt->tau_min >= opt->tau_max))
+        return fail(err, errlen, "τ range %g to %g s is empty", opt->tau_min, opt->tau_max);
+    if (ns == 0)
+        return fail(err, errlen, "nothing to fit");
+    for (size_t i = 0; i < ns; i++) {
+        const char *which = ns > 1 ? " (one of the series)" : "";
+        if (s[i].n < (size_t)opt->order + 2)
+            return fail(err, errlen, "%zu points are too few for order %d%s: at least %d are needed",
+                        s[i].n, opt->order, which, opt->order + 2);
+        int constant = 1;
+        for (size_t j = 0; j < s[i].n; j++) {
+            if (!isfinite(s[i].t[j]) || !isfinite(s[i].y[j]))
+                return fail(err, errlen, "point %zu is not a finite number%s", j + 1, which);
+            if (j > 0 && s[i].t[j] < s[i].t[j - 1])
+                return fail(err, errlen, "time goes backwards at point %zu%s", j + 1, which);
+            constant &= s[i].y[j] == s[i].y[0];
+        }
+        if (constant)
+            return fail(err, errlen, "the data are constant (%g)%s: there is nothing to fit",
+                        s[i].y[0], which);
+        if (s[i].t[s[i].n - 1] <= s[i].t[0])
+            return fail(err, errlen, "all points have the same time%s", which);
+        points += s[i].n;
+    }
+    if (points <= params)
+        return fail(err, errlen, "%zu points are too few for %zu parameters", points, params);
+    return 0;
+}
+
+/* Intervals from the covariance at the optimum, σ² (JᵀJ)⁻¹ with the full
+ * Jacobian over (T∞ₛ, kₛ₁ … kₛₙ for each series, τ₁ … τₙ).  τ's interval
+ * is symmetric in ln τ, so it stays positive and honest for a long τ. */
+static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level)
+{
+    size_t n = vp->n, q = vp->q, P = fit->params;
+    gsl_matrix *J = gsl_matrix_calloc(vp->mtot, P);
+    gsl_matrix *C = gsl_matrix_alloc(P, P);
+    int rc = -1;
+
+    if (!J || !C)
+        goto out;
+    size_t row = 0;
+    for (size_t k = 0; k < vp->ns; k++) {
+        const struct vp_series *s = &vp->s[k];
+        for (size_t i = 0; i < s->m; i++, row++) {
+            gsl_matrix_set(J, row, k * q, 1);
+            for (size_t j = 0; j < n; j++) {
+                double e = s->e[j * s->m + i], tau = vp->tau[j];
+                gsl_matrix_set(J, row, k * q + 1 + j, e);
+                gsl_matrix_set(J, row, vp->ns * q + j,
+                               gsl_vector_get(s->c, j + 1) * e * s->t[i] / (tau * tau));
+            }
+        }
+    }
+    if (gsl_multifit_nlinear_covar(J, 0.0, C) != GSL_SUCCESS)
+        goto out;
+    double s2 = fit->rss / (double)fit->dof;
+    double tq = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)fit->dof);
+    rc = 0;
+    for (size_t p = 0; p < P; p++) {
+        double var = gsl_matrix_get(C, p, p) * s2;
+        if (!(var > 0) || !isfinite(var))
+            rc = -1;
+    }
+    for (size_t k = 0; k < vp->ns; k++) {
+        for (size_t j = 0; j < q; j++) {
+            tb_estimate *e = j == 0 ? &fit->series[k].t_inf : &fit->series[k].k[j - 1];
+            double half = tq * sqrt(gsl_matrix_get(C, k * q + j, k * q + j) * s2);
+            e->lo = e->value - half;
+            e->hi = e->value + half;
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        size_t p = vp->ns * q + j;
+        double tau = fit->tau[j].value;
+        double half = tq * sqrt(gsl_matrix_get(C, p, p) * s2) / tau;
+        fit->tau[j].lo = tau * exp(-half);
+        fit->tau[j].hi = tau * exp(half);
+    }
+out:
+    gsl_matrix_free(J);
+    gsl_matrix_free(C);
+    return rc;
+}
+
+static unsigned degeneracy_flags(const tb_fit *fit, const tb_series *s,
+                                 const struct vp *vp)
+{
+    unsigned flags = 0;
+    double margin = 0.01 * (vp->theta_hi - vp->theta_lo);
+
+    for (int j = 0; j < fit->order; j++) {
+        double theta = log(fit->tau[j].value);
+        if (theta - vp->theta_lo < margin || vp->theta_hi - theta < margin)
+            flags |= TB_FIT_TAU_AT_BOUND;
+        if (j > 0 && fit->tau[j].value < 1.5 * fit->tau[j - 1].value)
+            flags |= TB_FIT_TAU_MERGED;
+    }
+    for (size_t k = 0; k < fit->nseries; k++) {
+        double lo, hi;
+        gsl_stats_minmax(&lo, &hi, s[k].y, 1, s[k].n);
+        double span = fmax(hi - lo, 0.1);
+        for (int j = 0; j < fit->order; j++)
+            if (fabs(fit->series[k].k[j].value) > 10 * span)
+                flags |= TB_FIT_K_HUGE;
+    }
+    if (fit->tau[0].value < 3 * fit->median_period)
+        flags |= TB_FIT_TAU_SHORT;
+    if (fit->points < 5 * fit->params)
+        flags |= TB_FIT_FEW_POINTS;
+    return flags;
+}
+
+/* Fill FIT from the workspace solved at its optimum TAU. */
+static int fit_fill(tb_fit *fit, const struct vp *vp, const tb_series *s,
+                    const double *tau)
+{
+    size_t ns = vp->ns;
+    if (!(fit->series = calloc(ns, sizeof *fit->series)))
+        return -1;
+    fit->nseries = ns;
+    fit->points = vp->mtot;
+    fit->params = ns * vp->q + vp->n;
+    fit->dof = fit->points - fit->params;
+    fit->rss = vp_rss(vp);
+    fit->rmse = sqrt(fit->rss / (double)fit->dof);
+    double m = (double)fit->points, p = (double)fit->params;
+    fit->aicc = m * log(fit->rss / m) + 2 * p +
+                (m - p - 1 > 0 ? 2 * p * (p + 1) / (m - p - 1) : INFINITY);
+    for (int j = 0; j < fit->order; j++)
+        fit->tau[j] = (tb_estimate){tau[j], NAN, NAN};
+    for (size_t k = 0; k < ns; k++) {
+        tb_fit_series *fs = &fit->series[k];
+        const struct vp_series *vs = &vp->s[k];
+        fs->t_inf = (tb_estimate){gsl_vector_get(vs->c, 0), NAN, NAN};
+        for (int j = 0; j < fit->order; j++)
+            fs->k[j] = (tb_estimate){gsl_vector_get(vs->c, (size_t)j + 1), NAN, NAN};
+        fs->n = s[k].n;
+        fs->t0 = s[k].t[0];
+        fs->duration = s[k].t[s[k].n - 1] - s[k].t[0];
+        gsl_blas_ddot(vs->r, vs->r, &fs->rss);
+    }
+    return 0;
+}
+
+int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
+                      tb_fit *fit, char *err, size_t errlen)
+{
+    tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
+    double tau[TB_FIT_MAX_ORDER];
+    int converged;
+
+    gsl_set_error_handler_off();   /* GSL's default handler aborts */
+    memset(fit, 0, sizeof *fit);
+    if (check_input(s, ns, &opt, err, errlen) < 0)
+        return -1;
+
+    double duration = 0;
+    for (size_t k = 0; k < ns; k++)
+        duration = fmax(duration, s[k].t[s[k].n - 1] - s[k].t[0]);
+    fit->order = opt.order;
+    fit->median_period = median_period(s, ns);
+    fit->tau_min = opt.tau_min > 0 ? opt.tau_min : fmax(fit->median_period, duration * 1e-4);
+    fit->tau_max = opt.tau_max > 0 ? opt.tau_max : 10 * duration;
+    if (fit->tau_min >= fit->tau_max)
+        return fail(err, errlen, "τ range %g to %g s is empty", fit->tau_min, fit->tau_max);
+
+    struct vp *vp = vp_alloc(s, ns, opt.order);
+    if (!vp)
+        return fail(err, errlen, "out of memory");
+    if (vp_search(vp, fit->tau_min, fit->tau_max, tau, &converged) < 0) {
+        vp_free(vp);
+        return fail(err, errlen, "the fit failed: no starting point converged");
+    }
+    if (fit_fill(fit, vp, s, tau) < 0) {
+        vp_free(vp);
+        return fail(err, errlen, "out of memory");
+    }
+    fit->flags = degeneracy_flags(fit, s, vp);
+    if (!converged)
+        fit->flags |= TB_FIT_NO_CONVERGENCE;
+    int ci = opt.bootstrap > 0 ? fit_bootstrap(vp, s, fit, &opt)
+                               : covariance_intervals(vp, fit, opt.level);
+    if (ci < 0 || fit->dof == 0)
+        fit->flags |= TB_FIT_NO_CI;
+    vp_free(vp);
+    return 0;
+}
+
+int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
+                       tb_fit *fit, char *err, size_t errlen)
+{
+    tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
+    tb_fit best = {0}, trial;
+    int have = 0;
+
+    memset(fit, 0, sizeof *fit);
+    for (int order = 1; order <= TB_FIT_MAX_ORDER; order++) {
+        opt.order = order;
+        char e[TB_ERRMAX];
+        if (tb_fit_series_run(s, ns, &opt, &trial, e, sizeof e) < 0) {
+            if (order == 1)
+                return fail(err, errlen, "%s", e);
+            break;   /* too few points for higher orders */
+        }
+        int usable = !(trial.flags & TB_FIT_DEGENERATE);
+        int better = !have || (usable && (best.flags & TB_FIT_DEGENERATE)) ||
+                     (usable && trial.aicc < best.aicc);
+        if (better) {
+            tb_fit_clear(&best);
+            best = trial;
+            have = 1;
+        } else {
+            tb_fit_clear(&trial);
+        }
+    }
+    *fit = best;
+    return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * fit_internal.h -- the variable-projection workspace shared by the fit,
+ * its uncertainty and its bootstrap.  Private to libtbfit.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_FIT_INTERNAL_H
+#define TB_FIT_INTERNAL_H
+
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "tbfit.h"
+
+struct vp_series {
+    double *t;          /* times from the series' first point */
+    const double *y;
+    size_t m;
+    double *e;          /* exp(−t/τⱼ), term after term */
+    gsl_matrix *qr;     /* QR of A = [1, e₁ … eₙ] */
+    gsl_vector *qrtau;
+    gsl_vector *c;      /* T∞, k₁ … kₙ */
+    gsl_vector *r;      /* y − A·c */
+    gsl_vector *work;
+};
+
+struct vp {
+    size_t ns, n, q, mtot;   /* series, order, n + 1, all points */
+    struct vp_series *s;
+    double theta_lo, theta_hi;
+    double tau[TB_FIT_MAX_ORDER];   /* where the workspace was solved */
+    int solved;
+};
+
+struct vp *vp_alloc(const tb_series *series, size_t ns, int order);
+void vp_free(struct vp *vp);
+int vp_solve(struct vp *vp, const double *tau);
+double vp_rss(const struct vp *vp);
+int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
+              int *converged);
+int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
+              int *converged);
+
+/* Intervals by moving-block bootstrap around the solved workspace VP
+ * (solved at FIT's τ); fills FIT's lo/hi.  0, or -1. */
+int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
+                  const tb_fit_options *opt);
+
+#endif
