@@ -285,6 +285,74 @@ double tb_fit_eval(const tb_fit *fit, size_t i, double t);
 /* Release what a fit owns; the struct may be reused. */
 void tb_fit_clear(tb_fit *fit);
 
+/* ------------------------------------------------------------------ */
+/* From runs to fits                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Parse a duration: "90", "90s", "500ms", "5min" (or "5m"), "1h"; 0, or
+ * -1 when S is not one. */
+int tb_parse_duration(const char *s, double *seconds);
+
+/*
+ * The points of column C with from <= t <= to, minus AMBIENT (NULL for
+ * none) interpolated linearly at each time (its nearest value outside its
+ * range).  Allocates *T and *Y (free() them).  0, or -1 with a message in
+ * ERR when the window holds no point.
+ */
+int tb_series_extract(const tb_column *c, double from, double to,
+                      const tb_column *ambient, double **t, double **y,
+                      size_t *n, char *err, size_t errlen);
+
+/* Operations per second from the cumulative counter WORK within the
+ * window: the slope of a least-squares line.  NaN under two points. */
+double tb_work_rate(const tb_column *work, double from, double to);
+
+/*
+ * Whether a frequency (Hz) or power (W) column of RUN changes during the
+ * window: three points in a row under 90 % of the median of the window's
+ * first tenth (a frequency) or off it by over 25 % (a power).  Returns 1
+ * with *SINCE the time it started and *COLUMN the column's name, 0 when
+ * nothing changed, -1 when memory ran out.
+ */
+int tb_throttle_check(const tb_run *run, double from, double to,
+                      double *since, const char **column);
+
+/* Time (s after the first point) after which series I of FIT stays within
+ * TOL of its T∞. */
+double tb_fit_settle_time(const tb_fit *fit, size_t i, double tol);
+
+/* T∞ fitted to the first LENGTH seconds of a series. */
+typedef struct tb_prefix {
+    double length;        /* s */
+    size_t n;             /* points */
+    int ok;               /* the fit succeeded */
+    tb_estimate t_inf;
+    unsigned flags;
+    int within;           /* ok, not degenerate, within tol of the full T∞ */
+} tb_prefix;
+
+typedef struct tb_run_length {
+    tb_estimate t_inf;    /* of the whole series */
+    unsigned full_flags;
+    double settle;        /* s until the full fit stays within tol of T∞ */
+    double shortest;      /* s: the shortest prefix from which every longer
+                             one is within tol of the full T∞ (NaN: none) */
+    tb_prefix *prefix;    /* step, 2 step, ..., the whole series */
+    size_t nprefix;
+} tb_run_length;
+
+/*
+ * The run-length analysis of Sojka et al. (FedCSIS 2020): fit prefixes of
+ * S growing by STEP seconds in the τ range of the whole series and see
+ * from which length T∞ stays within TOL °C.  0, or -1 with a message in
+ * ERR when the whole series cannot be fitted.  Release with
+ * tb_run_length_clear().
+ */
+int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
+                           double step, double tol, tb_run_length *rl,
+                           char *err, size_t errlen);
+void tb_run_length_clear(tb_run_length *rl);
+
 #ifdef __cplusplus
 }
 #endif

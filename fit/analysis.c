@@ -1,0 +1,267 @@
+/*
+ * analysis.c -- from a run to what is fitted, and what else a thermal
+ * engineer asks of it: the window, the ambient, operations per second,
+ * whether the CPU throttled, when the curve settles.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tbfit.h"
+
+int tb_parse_duration(const char *s, double *seconds)
+{
+    static const struct { const char *suffix; double scale; } units[] = {
+        {"", 1}, {"s", 1}, {"ms", 1e-3}, {"min", 60}, {"m", 60}, {"h", 3600},
+    };
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno != 0 || !isfinite(x) || x < 0 || isspace((unsigned char)*s))
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            *seconds = x * units[i].scale;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Linear interpolation of column C at time T; the nearest value outside
+ * its time range.  C has at least one point. */
+static double interpolate(const tb_column *c, double t)
+{
+    size_t lo = 0, hi = c->n - 1;
+    if (t <= c->t[0])
+        return c->v[0];
+    if (t >= c->t[hi])
+        return c->v[hi];
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double dt = c->t[hi] - c->t[lo];
+    return dt > 0 ? c->v[lo] + (c->v[hi] - c->v[lo]) * (t - c->t[lo]) / dt : c->v[hi];
+}
+
+int tb_series_extract(const tb_column *c, double from, double to,
+                      const tb_column *ambient, double **t, double **y,
+                      size_t *n, char *err, size_t errlen)
+{
+    size_t first = 0, last = c->n;
+    while (first < c->n && c->t[first] < from)
+        first++;
+    while (last > first && c->t[last - 1] > to)
+        last--;
+    *n = last - first;
+    *t = *y = NULL;
+    if (*n == 0) {
+        snprintf(err, errlen, "column %s: no points in the window %g to %g s",
+                 c->name, from, to);
+        return -1;
+    }
+    if (ambient && ambient->n == 0) {
+        snprintf(err, errlen, "ambient column %s has no points", ambient->name);
+        return -1;
+    }
+    *t = malloc(*n * sizeof **t);
+    *y = malloc(*n * sizeof **y);
+    if (!*t || !*y) {
+        free(*t);
+        free(*y);
+        *t = *y = NULL;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        (*t)[i] = c->t[first + i];
+        (*y)[i] = c->v[first + i] - (ambient ? interpolate(ambient, c->t[first + i]) : 0);
+    }
+    return 0;
+}
+
+double tb_work_rate(const tb_column *work, double from, double to)
+{
+    size_t first = 0, last = work->n;
+    while (first < work->n && work->t[first] < from)
+        first++;
+    while (last > first && work->t[last - 1] > to)
+        last--;
+    if (last - first < 2 || work->t[last - 1] <= work->t[first])
+        return NAN;
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(work->t + first, 1, work->v + first, 1, last - first,
+                   &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    return c1;
+}
+
+/* Power or frequency that changes during the window breaks the model's
+ * assumption of a constant power step.  The reference is the median of
+ * the window's first tenth; a change is three points in a row below 90 %
+ * of it (a frequency) or off by more than 25 % (a power). */
+int tb_throttle_check(const tb_run *run, double from, double to,
+                      double *since, const char **column)
+{
+    int found = 0;
+    *since = INFINITY;
+    for (size_t i = 1; i < tb_run_ncolumns(run); i++) {
+        const tb_column *c = tb_run_column(run, i);
+        int is_freq = strcmp(c->unit, "Hz") == 0, is_power = strcmp(c->unit, "W") == 0;
+        if (!is_freq && !is_power)
+            continue;
+        size_t first = 0, last = c->n;
+        while (first < c->n && c->t[first] < from)
+            first++;
+        while (last > first && c->t[last - 1] > to)
+            last--;
+        if (last - first < 6)
+            continue;
+        double t_ref = c->t[first] + (c->t[last - 1] - c->t[first]) / 10;
+        size_t nref = 0;
+        while (first + nref < last && c->t[first + nref] <= t_ref)
+            nref++;
+        if (nref < 3)
+            nref = 3;
+        double *ref = malloc(nref * sizeof *ref);
+        if (!ref)
+            return -1;
+        memcpy(ref, c->v + first, nref * sizeof *ref);
+        double reference = gsl_stats_median(ref, 1, nref);
+        free(ref);
+        size_t run_len = 0;
+        for (size_t j = first + nref; j < last; j++) {
+            double v = c->v[j];
+            int off = is_freq ? v < 0.9 * reference
+                              : fabs(v - reference) > 0.25 * fabs(reference);
+            run_len = off ? run_len + 1 : 0;
+            if (run_len == 3) {
+                double when = c->t[j - 2];
+                if (when < *since) {
+                    *since = when;
+                    *column = c->name;
+                }
+                found = 1;
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+double tb_fit_settle_time(const tb_fit *fit, size_t i, double tol)
+{
+    const tb_fit_series *s = &fit->series[i];
+    double t_up = 0, t_min_tau = INFINITY;
+
+    /* Beyond t_up each of the n terms is under tol/n. */
+    for (int j = 0; j < fit->order; j++) {
+        double k = fabs(s->k[j].value), tau = fit->tau[j].value;
+        if (k * fit->order > tol)
+            t_up = fmax(t_up, tau * log(k * fit->order / tol));
+        t_min_tau = fmin(t_min_tau, tau);
+    }
+    if (t_up <= 0)
+        return 0;
+    double step = t_min_tau / 8;
+    double t = t_up;
+    while (t > 0 && fabs(tb_fit_eval(fit, i, t) - s->t_inf.value) <= tol)
+        t -= step;
+    if (t <= 0)
+        return 0;
+    double lo = t, hi = t + step;   /* |dev(lo)| > tol >= |dev(hi)| */
+    for (int k = 0; k < 60; k++) {
+        double mid = (lo + hi) / 2;
+        if (fabs(tb_fit_eval(fit, i, mid) - s->t_inf.value) > tol)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+void tb_run_length_clear(tb_run_length *rl)
+{
+    free(rl->prefix);
+    memset(rl, 0, sizeof *rl);
+}
+
+int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt_in,
+                           double step, double tol, tb_run_length *rl,
+                           char *err, size_t errlen)
+{
+    tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
+    tb_fit full;
+
+    memset(rl, 0, sizeof *rl);
+    if (!(step > 0) || !(tol > 0)) {
+        snprintf(err, errlen, "run length: step and tolerance must be positive");
+        return -1;
+    }
+    if (tb_fit_series_run(s, 1, &opt, &full, err, errlen) < 0)
+        return -1;
+    /* Every prefix is fitted in the same τ range as the whole run. */
+    opt.tau_min = full.tau_min;
+    opt.tau_max = full.tau_max;
+    rl->t_inf = full.series[0].t_inf;
+    rl->full_flags = full.flags;
+    rl->settle = tb_fit_settle_time(&full, 0, tol);
+    double duration = s->t[s->n - 1] - s->t[0];
+    size_t count = (size_t)floor(duration / step + 1e-9);
+    if (!(rl->prefix = calloc(count + 1, sizeof *rl->prefix))) {
+        tb_fit_clear(&full);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t k = 1; k <= count + 1; k++) {
+        double length = k <= count ? (double)k * step : duration;
+        if (k == count + 1 && count > 0 && fabs(length - (double)count * step) < 1e-9)
+            break;   /* the last multiple of the step was the whole run */
+        tb_series p = *s;
+        while (p.n > 0 && p.t[p.n - 1] - p.t[0] > length + 1e-9)
+            p.n--;
+        tb_prefix *pr = &rl->prefix[rl->nprefix++];
+        pr->length = length;
+        pr->n = p.n;
+        tb_fit f;
+        char e[TB_ERRMAX];
+        if (tb_fit_series_run(&p, 1, &opt, &f, e, sizeof e) < 0) {
+            pr->ok = 0;
+            pr->t_inf = (tb_estimate){NAN, NAN, NAN};
+            continue;
+        }
+        pr->ok = 1;
+        pr->t_inf = f.series[0].t_inf;
+        pr->flags = f.flags;
+        tb_fit_clear(&f);
+    }
+    /* The shortest prefix from which every longer one is within tol. */
+    rl->shortest = NAN;
+    for (size_t k = rl->nprefix; k-- > 0;) {
+        const tb_prefix *pr = &rl->prefix[k];
+        int within = pr->ok && !(pr->flags & TB_FIT_DEGENERATE) &&
+                     fabs(pr->t_inf.value - rl->t_inf.value) <= tol;
+        rl->prefix[k].within = within;
+        if (!within)
+            break;
+        rl->shortest = pr->length;
+    }
+    for (size_t k = 0; k < rl->nprefix; k++)
+        rl->prefix[k].within = rl->prefix[k].ok &&
+            !(rl->prefix[k].flags & TB_FIT_DEGENERATE) &&
+            fabs(rl->prefix[k].t_inf.value - rl->t_inf.value) <= tol;
+    tb_fit_clear(&full);
+    return 0;
+}

@@ -1,0 +1,322 @@
+/*
+ * report.c -- tb-fit's results as a table, CSV or JSON.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "output.h"
+#include "report.h"
+
+const char *tb_report_flags(unsigned flags, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned bit = 1; bit && bit <= TB_FIT_THROTTLED; bit <<= 1) {
+        if (!(flags & bit))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ";" : "",
+                         tb_fit_flag_name(bit));
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
+/* Full precision for the machine-readable formats. */
+static void csv_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.17g", x);
+}
+
+static void json_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.17g", x);
+    else
+        fputs("null", f);
+}
+
+static void json_estimate(FILE *f, const tb_estimate *e)
+{
+    fputs("{\"value\": ", f);
+    json_number(f, e->value);
+    fputs(", \"lo\": ", f);
+    json_number(f, e->lo);
+    fputs(", \"hi\": ", f);
+    json_number(f, e->hi);
+    fputc('}', f);
+}
+
+void tb_report_csv_header(FILE *f, int max_order)
+{
+    fputs("file,column,order,points,duration_s,rss,rmse,T_inf,T_inf_lo,T_inf_hi", f);
+    for (int j = 1; j <= max_order; j++)
+        fprintf(f, ",k%d,k%d_lo,k%d_hi,tau%d,tau%d_lo,tau%d_hi", j, j, j, j, j, j);
+    fputs(",settle_s,ops_per_s,flags\n", f);
+}
+
+static void report_csv(FILE *f, const tb_fit_report *r, int max_order)
+{
+    const tb_fit *fit = r->fit;
+    const tb_fit_series *s = &fit->series[r->series];
+    char flags[256];
+
+    tb_csv_string(f, r->file);
+    fputc(',', f);
+    tb_csv_string(f, r->column);
+    fprintf(f, ",%d,%zu,", fit->order, s->n);
+    csv_number(f, s->duration);
+    fputc(',', f);
+    csv_number(f, fit->rss);
+    fputc(',', f);
+    csv_number(f, fit->rmse);
+    const double t[] = {s->t_inf.value, s->t_inf.lo, s->t_inf.hi};
+    for (size_t i = 0; i < 3; i++) {
+        fputc(',', f);
+        csv_number(f, t[i]);
+    }
+    for (int j = 0; j < max_order; j++) {
+        const tb_estimate *e[] = {&s->k[j], &fit->tau[j]};
+        for (size_t i = 0; i < 2; i++) {
+            const double v[] = {e[i]->value, e[i]->lo, e[i]->hi};
+            for (size_t l = 0; l < 3; l++) {
+                fputc(',', f);
+                if (j < fit->order)
+                    csv_number(f, v[l]);
+            }
+        }
+    }
+    fputc(',', f);
+    csv_number(f, r->settle);
+    fputc(',', f);
+    csv_number(f, r->ops_per_s);
+    fputc(',', f);
+    tb_csv_string(f, tb_report_flags(fit->flags, flags, sizeof flags));
+    fputc('\n', f);
+}
+
+static void report_json(FILE *f, const tb_fit_report *r, int first)
+{
+    const tb_fit *fit = r->fit;
+    const tb_fit_series *s = &fit->series[r->series];
+
+    fputs(first ? " {" : ",\n {", f);
+    fputs("\"file\": ", f);
+    tb_json_string(f, r->file);
+    fputs(", \"column\": ", f);
+    tb_json_string(f, r->column);
+    fprintf(f, ", \"order\": %d, \"points\": %zu, \"duration_s\": ", fit->order, s->n);
+    json_number(f, s->duration);
+    fputs(", \"rss\": ", f);
+    json_number(f, fit->rss);
+    fputs(", \"rmse\": ", f);
+    json_number(f, fit->rmse);
+    fprintf(f, ", \"dof\": %zu, \"level\": ", fit->dof);
+    json_number(f, r->level);
+    fputs(", \"ci\": ", f);
+    tb_json_string(f, r->ci_method);
+    fputs(", \"ambient\": ", f);
+    tb_json_string(f, r->ambient);
+    fputs(",\n  \"T_inf\": ", f);
+    json_estimate(f, &s->t_inf);
+    fputs(",\n  \"terms\": [", f);
+    for (int j = 0; j < fit->order; j++) {
+        fputs(j ? ",\n   {" : "\n   {", f);
+        fputs("\"label\": ", f);
+        tb_json_string(f, r->labels ? r->labels[j] : NULL);
+        fputs(", \"k\": ", f);
+        json_estimate(f, &s->k[j]);
+        fputs(", \"tau\": ", f);
+        json_estimate(f, &fit->tau[j]);
+        fputc('}', f);
+    }
+    fputs("],\n  \"settle_s\": ", f);
+    json_number(f, r->settle);
+    fputs(", \"tolerance\": ", f);
+    json_number(f, r->tolerance);
+    fputs(", \"ops_per_s\": ", f);
+    json_number(f, r->ops_per_s);
+    fputs(", \"throttled_since_s\": ", f);
+    json_number(f, r->throttled_since);
+    fputs(", \"throttled_by\": ", f);
+    tb_json_string(f, isfinite(r->throttled_since) ? r->throttled_by : NULL);
+    fputs(", \"flags\": [", f);
+    int any = 0;
+    for (unsigned bit = 1; bit <= TB_FIT_THROTTLED; bit <<= 1) {
+        if (fit->flags & bit) {
+            fputs(any++ ? ", " : "", f);
+            tb_json_string(f, tb_fit_flag_name(bit));
+        }
+    }
+    fputs("]}", f);
+}
+
+/* X with DIGITS decimals, or in %g form when it is too large to read so
+ * (the kᵢ of a degenerate fit). */
+static void text_number(FILE *f, double x, int digits)
+{
+    if (fabs(x) < 1e5)
+        fprintf(f, "%.*f", digits, x);
+    else
+        fprintf(f, "%.3g", x);
+}
+
+/* "52.68 [52.62, 52.73]" */
+static void text_estimate(FILE *f, const tb_estimate *e, int digits)
+{
+    text_number(f, e->value, digits);
+    if (isfinite(e->lo) && isfinite(e->hi)) {
+        fputs(" [", f);
+        text_number(f, e->lo, digits);
+        fputs(", ", f);
+        text_number(f, e->hi, digits);
+        fputc(']', f);
+    } else {
+        fputs(" [interval unknown]", f);
+    }
+}
+
+static void report_text(FILE *f, const tb_fit_report *r)
+{
+    const tb_fit *fit = r->fit;
+    const tb_fit_series *s = &fit->series[r->series];
+    const char *temp = r->ambient ? "°C above ambient" : "°C";
+
+    fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s\n", r->file, r->column,
+            fit->order, s->n, s->duration, r->ambient ? ", minus " : "",
+            r->ambient ? r->ambient : "");
+    fprintf(f, "  T∞   ");
+    text_estimate(f, &s->t_inf, 2);
+    fprintf(f, " %s (%g %% interval, %s)\n", temp, r->level * 100, r->ci_method);
+    for (int j = 0; j < fit->order; j++) {
+        fprintf(f, "  τ%d   ", j + 1);
+        text_estimate(f, &fit->tau[j], 1);
+        fprintf(f, " s   k%d ", j + 1);
+        text_estimate(f, &s->k[j], 2);
+        fprintf(f, " °C");
+        if (r->labels && r->labels[j])
+            fprintf(f, "   %s", r->labels[j]);
+        fputc('\n', f);
+    }
+    fprintf(f, "  rmse %.4f °C, rss %.6g °C² (%zu degrees of freedom)\n",
+            fit->rmse, fit->rss, fit->dof);
+    if (isfinite(r->settle))
+        fprintf(f, "  settles within %g °C of T∞ after %.0f s (%.1f min)\n",
+                r->tolerance, r->settle, r->settle / 60);
+    if (isfinite(r->ops_per_s))
+        fprintf(f, "  work rate %.6g operations/s\n", r->ops_per_s);
+    if (fit->flags) {
+        fputs("  FLAGGED:", f);
+        for (unsigned bit = 1; bit <= TB_FIT_THROTTLED; bit <<= 1)
+            if (fit->flags & bit)
+                fprintf(f, " %s", tb_fit_flag_name(bit));
+        if (isfinite(r->throttled_since))
+            fprintf(f, " (%s changed from %.0f s)", r->throttled_by, r->throttled_since);
+        fputc('\n', f);
+        if (fit->flags & (TB_FIT_TAU_MERGED | TB_FIT_K_HUGE | TB_FIT_TAU_AT_BOUND))
+            fputs("  the data do not resolve this many terms: try a lower --order, "
+                  "--order auto, or a longer run\n", f);
+    }
+}
+
+void tb_report_fit(FILE *f, enum tb_format format, const tb_fit_report *r,
+                   int max_order, int first)
+{
+    switch (format) {
+    case TB_FORMAT_CSV: report_csv(f, r, max_order); break;
+    case TB_FORMAT_JSON: report_json(f, r, first); break;
+    case TB_FORMAT_TEXT: report_text(f, r); break;
+    }
+}
+
+void tb_report_run_length_csv_header(FILE *f)
+{
+    fputs("file,column,length_s,points,T_inf,T_inf_lo,T_inf_hi,within,flags\n", f);
+}
+
+void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
+                          const char *column, const tb_run_length *rl,
+                          double tolerance, double level, int first)
+{
+    char flags[256];
+
+    if (format == TB_FORMAT_CSV) {
+        for (size_t k = 0; k < rl->nprefix; k++) {
+            const tb_prefix *p = &rl->prefix[k];
+            tb_csv_string(f, file);
+            fputc(',', f);
+            tb_csv_string(f, column);
+            fputc(',', f);
+            csv_number(f, p->length);
+            fprintf(f, ",%zu,", p->n);
+            csv_number(f, p->t_inf.value);
+            fputc(',', f);
+            csv_number(f, p->t_inf.lo);
+            fputc(',', f);
+            csv_number(f, p->t_inf.hi);
+            fprintf(f, ",%d,", p->within);
+            tb_csv_string(f, p->ok ? tb_report_flags(p->flags, flags, sizeof flags) : "failed");
+            fputc('\n', f);
+        }
+        return;
+    }
+    if (format == TB_FORMAT_JSON) {
+        fputs(first ? " {" : ",\n {", f);
+        fputs("\"file\": ", f);
+        tb_json_string(f, file);
+        fputs(", \"column\": ", f);
+        tb_json_string(f, column);
+        fputs(", \"tolerance\": ", f);
+        json_number(f, tolerance);
+        fputs(", \"level\": ", f);
+        json_number(f, level);
+        fputs(", \"T_inf\": ", f);
+        json_estimate(f, &rl->t_inf);
+        fputs(", \"settle_s\": ", f);
+        json_number(f, rl->settle);
+        fputs(", \"run_length_s\": ", f);
+        json_number(f, rl->shortest);
+        fputs(",\n  \"prefixes\": [", f);
+        for (size_t k = 0; k < rl->nprefix; k++) {
+            const tb_prefix *p = &rl->prefix[k];
+            fputs(k ? ",\n   {" : "\n   {", f);
+            fputs("\"length_s\": ", f);
+            json_number(f, p->length);
+            fprintf(f, ", \"points\": %zu, \"ok\": %s, \"T_inf\": ", p->n, p->ok ? "true" : "false");
+            json_estimate(f, &p->t_inf);
+            fprintf(f, ", \"within\": %s, \"flags\": ", p->within ? "true" : "false");
+            tb_json_string(f, tb_report_flags(p->flags, flags, sizeof flags));
+            fputc('}', f);
+        }
+        fputs("]}", f);
+        return;
+    }
+    fprintf(f, "%s: %s: run length for T∞ within ±%g °C\n", file, column, tolerance);
+    fprintf(f, "  %9s %7s %9s %21s  %s\n", "length/s", "points", "T∞/°C",
+            "interval", "");
+    for (size_t k = 0; k < rl->nprefix; k++) {
+        const tb_prefix *p = &rl->prefix[k];
+        if (!p->ok) {
+            fprintf(f, "  %9.0f %7zu %9s %21s  fit failed\n", p->length, p->n, "-", "");
+            continue;
+        }
+        char ci[64];
+        snprintf(ci, sizeof ci, "[%.2f, %.2f]", p->t_inf.lo, p->t_inf.hi);
+        fprintf(f, "  %9.0f %7zu %9.2f %21s  %s %s\n", p->length, p->n, p->t_inf.value, ci,
+                p->within ? "within" : "      ", tb_report_flags(p->flags, flags, sizeof flags));
+    }
+    fprintf(f, "  full run: T∞ %.2f °C; the fitted curve settles within %g °C after %.0f s\n",
+            rl->t_inf.value, tolerance, rl->settle);
+    if (isfinite(rl->shortest))
+        fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞ stays within ±%g °C "
+                   "of the full run's\n", rl->shortest, rl->shortest / 60, tolerance);
+    else
+        fprintf(f, "  shortest run: not found: even the whole run's last prefixes differ by "
+                   "more than %g °C\n", tolerance);
+}

@@ -1,0 +1,833 @@
+/*
+ * tb-fit -- fit the thermal model T(t) = T∞ + Σ kᵢ·exp(−t/τᵢ) to recorded
+ * runs and report T∞ and the time constants with confidence intervals.
+ *
+ * A thin front end: options into settings, one job per input file (or one
+ * job for all of them with --shared-tau), jobs run by -j worker threads,
+ * each writing its report into memory so that output comes in input order.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "tbfit.h"
+
+enum exit_status { EXIT_OK = 0, EXIT_FIT = 1, EXIT_INPUT = 2 };
+
+struct settings {
+    tb_fit_options fit;
+    int auto_order;
+    const char **columns;
+    size_t ncolumns;
+    const char **work;
+    size_t nwork;
+    const char *ambient;
+    double from, to;
+    int shared_tau;
+    int strict;
+    int run_length;
+    double tolerance;
+    double step;
+    enum tb_format format;
+    int jobs;
+    const char *labels[TB_FIT_MAX_ORDER];
+    int nlabels;
+    char *labels_buf;
+};
+
+struct job {
+    const char **paths;     /* the files of this job */
+    size_t npaths;
+    char *out;              /* its report, written in memory */
+    size_t outlen;
+    char *msg;              /* its messages for stderr */
+    size_t msglen;
+    int status;
+    int done;
+    int items;
+};
+
+static const char usage_text[] =
+    "Usage: tb-fit [OPTION]... RUN.csv|DIR...\n"
+    "Fit T(t) = T∞ + Σ kᵢ·exp(−t/τᵢ) to temperature columns of recorded runs\n"
+    "and report T∞ and the time constants τᵢ with confidence intervals.\n"
+    "Directories are searched for *.csv; - reads standard input.\n"
+    "\n"
+    "Model and data:\n"
+    "  -n, --order=N|auto     terms of the model, 1 to 4 (default 3); auto picks\n"
+    "                         the order of least AICc among non-degenerate fits\n"
+    "  -c, --column=SPEC      fit this column: header, name, glob or 1-based\n"
+    "                         number; may be repeated (default: every °C column\n"
+    "                         but the ambient one and constant ones)\n"
+    "      --ambient=COLUMN   subtract this column, interpolated, before fitting\n"
+    "      --from=TIME        fit from this time of the run (90, 90s, 5min, 1h)\n"
+    "      --to=TIME          fit up to this time of the run\n"
+    "      --shared-tau       one fit of all columns (and files) with common τ\n"
+    "      --work=COLUMN      operations per second from this cumulative counter\n"
+    "                         (default: the *_work_done columns); may be repeated\n"
+    "      --tau-min=TIME     shortest τ searched (default: the sampling period)\n"
+    "      --tau-max=TIME     longest τ searched (default: 10x the duration)\n"
+    "      --labels=L1,L2,... names of the terms, fastest first (default for\n"
+    "                         order 3: heat sink,board,testbed)\n"
+    "\n"
+    "Uncertainty and checks:\n"
+    "      --level=P          confidence level of the intervals (default 0.95)\n"
+    "      --ci=METHOD        covariance (default), or bootstrap[=N] for a\n"
+    "                         moving-block bootstrap of N resamples (default 200)\n"
+    "      --seed=N           seed of the bootstrap (default 1)\n"
+    "      --strict           a flagged fit is an error (exit 1)\n"
+    "\n"
+    "Run length:\n"
+    "      --run-length       fit growing prefixes of the run and report from\n"
+    "                         which length T∞ stays within the tolerance\n"
+    "      --tolerance=DEG    tolerance in °C (default 0.5); also for the\n"
+    "                         settling time\n"
+    "      --step=TIME        growth of the prefixes (default 60s)\n"
+    "\n"
+    "Output:\n"
+    "  -f, --format=FORMAT    text (default), csv or json\n"
+    "  -j, --jobs=N           fit N files at a time (default 1)\n"
+    "  -h, --help             show this help and exit\n"
+    "  -V, --version          show the version and exit\n"
+    "\n"
+    "Exit status: 0 all fits good, 1 a fit failed (or was flagged, with\n"
+    "--strict), 2 usage or input error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("tb-fit: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'tb-fit --help' for more information.\n", stderr);
+    return EXIT_INPUT;
+}
+
+static int push(const char ***v, size_t *n, const char *s)
+{
+    const char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    nv[(*n)++] = s;
+    *v = nv;
+    return 0;
+}
+
+static int parse_number(const char *s, double *x)
+{
+    char *end;
+    errno = 0;
+    *x = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0 && isfinite(*x) ? 0 : -1;
+}
+
+static int parse_labels(struct settings *s, const char *arg)
+{
+    free(s->labels_buf);
+    if (!(s->labels_buf = strdup(arg)))
+        return -1;
+    s->nlabels = 0;
+    for (char *p = s->labels_buf, *save = NULL, *tok;
+         (tok = strtok_r(p, ",", &save)); p = NULL) {
+        if (s->nlabels == TB_FIT_MAX_ORDER)
+            return -1;
+        s->labels[s->nlabels++] = tok;
+    }
+    return s->nlabels > 0 ? 0 : -1;
+}
+
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    enum {
+        OPT_AMBIENT = 256, OPT_FROM, OPT_TO, OPT_SHARED_TAU, OPT_WORK, OPT_TAU_MIN,
+        OPT_TAU_MAX, OPT_LABELS, OPT_LEVEL, OPT_CI, OPT_SEED, OPT_STRICT,
+        OPT_RUN_LENGTH, OPT_TOLERANCE, OPT_STEP,
+    };
+    static const struct option options[] = {
+        {"order", required_argument, NULL, 'n'},
+        {"column", required_argument, NULL, 'c'},
+        {"ambient", required_argument, NULL, OPT_AMBIENT},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"to", required_argument, NULL, OPT_TO},
+        {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
+        {"work", required_argument, NULL, OPT_WORK},
+        {"tau-min", required_argument, NULL, OPT_TAU_MIN},
+        {"tau-max", required_argument, NULL, OPT_TAU_MAX},
+        {"labels", required_argument, NULL, OPT_LABELS},
+        {"level", required_argument, NULL, OPT_LEVEL},
+        {"ci", required_argument, NULL, OPT_CI},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"run-length", no_argument, NULL, OPT_RUN_LENGTH},
+        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"step", required_argument, NULL, OPT_STEP},
+        {"format", required_argument, NULL, 'f'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    double x;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:c:f:j:hV", options, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (strcmp(optarg, "auto") == 0) {
+                s->auto_order = 1;
+            } else if (parse_number(optarg, &x) < 0 || x != floor(x) || x < 1 ||
+                       x > TB_FIT_MAX_ORDER) {
+                return usage_error("--order wants 1 to 4 or auto, not '%s'", optarg);
+            } else {
+                s->auto_order = 0;
+                s->fit.order = (int)x;
+            }
+            break;
+        case 'c':
+            if (push(&s->columns, &s->ncolumns, optarg) < 0)
+                return usage_error("%s", "out of memory");
+            break;
+        case OPT_WORK:
+            if (push(&s->work, &s->nwork, optarg) < 0)
+                return usage_error("%s", "out of memory");
+            break;
+        case OPT_AMBIENT: s->ambient = optarg; break;
+        case OPT_FROM:
+            if (tb_parse_duration(optarg, &s->from) < 0)
+                return usage_error("--from wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
+            break;
+        case OPT_TO:
+            if (tb_parse_duration(optarg, &s->to) < 0)
+                return usage_error("--to wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
+            break;
+        case OPT_TAU_MIN:
+            if (tb_parse_duration(optarg, &s->fit.tau_min) < 0 || !(s->fit.tau_min > 0))
+                return usage_error("--tau-min wants a positive time, not '%s'", optarg);
+            break;
+        case OPT_TAU_MAX:
+            if (tb_parse_duration(optarg, &s->fit.tau_max) < 0 || !(s->fit.tau_max > 0))
+                return usage_error("--tau-max wants a positive time, not '%s'", optarg);
+            break;
+        case OPT_SHARED_TAU: s->shared_tau = 1; break;
+        case OPT_LABELS:
+            if (parse_labels(s, optarg) < 0)
+                return usage_error("--labels wants 1 to 4 names separated by commas, not '%s'", optarg);
+            break;
+        case OPT_LEVEL:
+            if (parse_number(optarg, &x) < 0 || !(x > 0 && x < 1))
+                return usage_error("--level wants a probability between 0 and 1, such as 0.95, not '%s'", optarg);
+            s->fit.level = x;
+            break;
+        case OPT_CI:
+            if (strcmp(optarg, "covariance") == 0) {
+                s->fit.bootstrap = 0;
+            } else if (strcmp(optarg, "bootstrap") == 0) {
+                s->fit.bootstrap = 200;
+            } else if (strncmp(optarg, "bootstrap=", 10) == 0 &&
+                       parse_number(optarg + 10, &x) == 0 && x == floor(x) &&
+                       x >= 20 && x <= 100000) {
+                s->fit.bootstrap = (int)x;
+            } else {
+                return usage_error("--ci wants covariance, bootstrap or bootstrap=N "
+                                   "(N from 20 to 100000), not '%s'", optarg);
+            }
+            break;
+        case OPT_SEED:
+            if (parse_number(optarg, &x) < 0 || x < 0 || x != floor(x))
+                return usage_error("--seed wants a whole number, not '%s'", optarg);
+            s->fit.seed = (unsigned long)x;
+            break;
+        case OPT_STRICT: s->strict = 1; break;
+        case OPT_RUN_LENGTH: s->run_length = 1; break;
+        case OPT_TOLERANCE:
+            if (parse_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
+                return usage_error("--tolerance wants a positive number of °C, not '%s'", optarg);
+            break;
+        case OPT_STEP:
+            if (tb_parse_duration(optarg, &s->step) < 0 || !(s->step > 0))
+                return usage_error("--step wants a positive time, not '%s'", optarg);
+            break;
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                s->format = TB_FORMAT_TEXT;
+            else if (strcmp(optarg, "csv") == 0)
+                s->format = TB_FORMAT_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                s->format = TB_FORMAT_JSON;
+            else
+                return usage_error("--format wants text, csv or json, not '%s'", optarg);
+            break;
+        case 'j':
+            if (parse_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024)
+                return usage_error("--jobs wants a number from 1 to 1024, not '%s'", optarg);
+            s->jobs = (int)x;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(EXIT_OK);
+        case 'V':
+            puts("tb-fit (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            exit(EXIT_OK);
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("%s", "no run given");
+    if (s->from >= s->to)
+        return usage_error("%s", "--from must be before --to");
+    if (s->fit.tau_min > 0 && s->fit.tau_max > 0 && s->fit.tau_min >= s->fit.tau_max)
+        return usage_error("%s", "--tau-min must be below --tau-max");
+    if (s->run_length && (s->shared_tau || s->auto_order))
+        return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
+    if (s->nlabels > 0 && !s->auto_order && s->nlabels != s->fit.order)
+        return usage_error("--labels names %s terms, not as many as --order", s->nlabels == 1 ? "1" : "several");
+    return -1;
+}
+
+/* --- inputs --------------------------------------------------------------- */
+
+struct path_list {
+    char **v;
+    size_t n;
+};
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_path(struct path_list *l, const char *p)
+{
+    char **nv = realloc(l->v, (l->n + 1) * sizeof *nv);
+    if (!nv || !(nv[l->n] = strdup(p))) {
+        if (nv)
+            l->v = nv;
+        return -1;
+    }
+    l->v = nv;
+    l->n++;
+    return 0;
+}
+
+/* The *.csv files below DIR, sorted. */
+static int add_directory(struct path_list *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    struct path_list here = {0};
+    int rc = 0;
+
+    if (!d) {
+        fprintf(stderr, "tb-fit: %s: cannot read: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d))) {
+        char *p;
+        struct stat st;
+        if (e->d_name[0] == '.' || asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+            continue;
+        if (stat(p, &st) == 0 && (S_ISDIR(st.st_mode) ||
+                                  fnmatch("*.csv", e->d_name, 0) == 0))
+            rc |= add_path(&here, p);
+        free(p);
+    }
+    closedir(d);
+    qsort(here.v, here.n, sizeof *here.v, compare_strings);
+    for (size_t i = 0; i < here.n; i++) {
+        struct stat st;
+        if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+            rc |= add_directory(l, here.v[i]);
+        else
+            rc |= add_path(l, here.v[i]);
+        free(here.v[i]);
+    }
+    free(here.v);
+    return rc;
+}
+
+/* --- one job ---------------------------------------------------------------- */
+
+struct fitted {
+    const char *file;
+    const tb_run *run;
+    size_t column;
+    double *t, *y;
+    size_t n;
+    double ops;
+    double throttled_since;
+    const char *throttled_by;
+};
+
+/* Messages of a job go to its own buffer, printed in input order. */
+static void say(FILE *msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(FILE *msg, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tb-fit: ", msg);
+    vfprintf(msg, fmt, ap);
+    fputc('\n', msg);
+    va_end(ap);
+}
+
+static int is_constant(const tb_column *c)
+{
+    for (size_t i = 1; i < c->n; i++)
+        if (c->v[i] != c->v[0])
+            return 0;
+    return 1;
+}
+
+static int is_ambient_name(const char *name)
+{
+    return strcasestr(name, "ambient") != NULL;
+}
+
+/* The columns to fit in RUN; returns how many (0 with a message when none
+ * or on error: *STATUS says which). */
+static size_t choose_columns(const tb_run *run, const struct settings *s,
+                             ssize_t ambient, size_t *idx, FILE *msg, int *status)
+{
+    const char *file = tb_run_source(run);
+    size_t ncols = tb_run_ncolumns(run), n = 0;
+    char err[TB_ERRMAX];
+
+    if (s->ncolumns > 0) {
+        char *taken = calloc(ncols, 1);
+        size_t *found = malloc(ncols * sizeof *found);
+        if (!taken || !found) {
+            free(taken);
+            free(found);
+            *status = EXIT_INPUT;
+            return 0;
+        }
+        for (size_t k = 0; k < s->ncolumns; k++) {
+            ssize_t m = tb_run_select(run, s->columns[k], found, ncols, err, sizeof err);
+            if (m < 0) {
+                say(msg, "%s", err);
+                *status = EXIT_INPUT;
+                free(taken);
+                free(found);
+                return 0;
+            }
+            for (ssize_t j = 0; j < m; j++)
+                taken[found[j]] = 1;
+        }
+        for (size_t i = 1; i < ncols; i++) {
+            if (!taken[i])
+                continue;
+            const tb_column *c = tb_run_column(run, i);
+            if (strcmp(c->unit, "°C") != 0)
+                say(msg, "warning: %s: column %s is in %s, not °C: fitted all the same",
+                    file, c->name, *c->unit ? c->unit : "no unit");
+            idx[n++] = i;
+        }
+        if (n == 0)
+            say(msg, "%s: no column to fit: the time column cannot be fitted", file);
+        free(taken);
+        free(found);
+    } else {
+        for (size_t i = 1; i < ncols; i++) {
+            const tb_column *c = tb_run_column(run, i);
+            if (strcmp(c->unit, "°C") != 0 || (ssize_t)i == ambient || is_ambient_name(c->name))
+                continue;
+            if (c->n > 0 && is_constant(c)) {
+                say(msg, "note: %s: %s is constant (%g °C): not fitted", file, c->name, c->v[0]);
+                continue;
+            }
+            idx[n++] = i;
+        }
+        if (n == 0)
+            say(msg, "%s: no temperature (°C) column to fit; name one with -c", file);
+    }
+    if (n == 0 && *status == EXIT_OK)
+        *status = EXIT_INPUT;
+    return n;
+}
+
+/* Sum of the work rates of the --work columns (or *_work_done); NaN
+ * when there is none. */
+static double work_rate(const tb_run *run, const struct settings *s, FILE *msg,
+                        int *status)
+{
+    size_t ncols = tb_run_ncolumns(run);
+    char *chosen = calloc(ncols, 1), err[TB_ERRMAX];
+    size_t *found = malloc(ncols * sizeof *found);
+    double sum = 0;
+    int any = 0;
+
+    if (!chosen || !found) {
+        free(chosen);
+        free(found);
+        return NAN;
+    }
+    for (size_t i = 1; i < ncols && s->nwork == 0; i++)
+        chosen[i] = fnmatch("*_work_done", tb_run_column(run, i)->name, 0) == 0;
+    for (size_t k = 0; k < s->nwork; k++) {
+        ssize_t m = tb_run_select(run, s->work[k], found, ncols, err, sizeof err);
+        if (m < 0) {
+            say(msg, "--work: %s", err);
+            *status = EXIT_INPUT;
+        }
+        for (ssize_t j = 0; j < m; j++)
+            chosen[found[j]] = 1;
+    }
+    for (size_t i = 1; i < ncols; i++) {
+        double r = chosen[i] ? tb_work_rate(tb_run_column(run, i), s->from, s->to) : NAN;
+        if (isfinite(r)) {
+            sum += r;
+            any = 1;
+        }
+    }
+    free(chosen);
+    free(found);
+    return any ? sum : NAN;
+}
+
+static void report_one(FILE *out, const struct settings *s, struct job *job,
+                       const struct fitted *fd, const tb_fit *fit, size_t series)
+{
+    const char *const default_labels[] = {"heat sink", "board", "testbed"};
+    const char *const *labels = NULL;
+    if (s->nlabels == fit->order)
+        labels = s->labels;
+    else if (s->nlabels == 0 && fit->order == 3)
+        labels = default_labels;
+    tb_fit_report r = {
+        .file = fd->file,
+        .column = tb_run_column(fd->run, fd->column)->name,
+        .fit = fit,
+        .series = series,
+        .settle = tb_fit_settle_time(fit, series, s->tolerance),
+        .tolerance = s->tolerance,
+        .ops_per_s = fd->ops,
+        .throttled_since = fd->throttled_since,
+        .throttled_by = fd->throttled_by,
+        .ambient = s->ambient,
+        .labels = labels,
+        .level = s->fit.level,
+        .ci_method = s->fit.bootstrap > 0 ? "bootstrap" : "covariance",
+    };
+    tb_report_fit(out, s->format, &r, s->auto_order ? TB_FIT_MAX_ORDER : s->fit.order,
+                  0);
+    job->items++;
+    if (s->format == TB_FORMAT_TEXT)
+        fputc('\n', out);
+}
+
+static int fit_one(const struct settings *s, const struct fitted *fd, size_t nfd,
+                   tb_fit *fit, char *err, size_t errlen)
+{
+    tb_series *series = malloc(nfd * sizeof *series);
+    if (!series) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < nfd; i++)
+        series[i] = (tb_series){fd[i].t, fd[i].y, fd[i].n};
+    int rc = s->auto_order ? tb_fit_series_auto(series, nfd, &s->fit, fit, err, errlen)
+                           : tb_fit_series_run(series, nfd, &s->fit, fit, err, errlen);
+    free(series);
+    return rc;
+}
+
+static void flag_throttle(tb_fit *fit, const struct fitted *fd, size_t nfd)
+{
+    for (size_t i = 0; i < nfd; i++)
+        if (isfinite(fd[i].throttled_since))
+            fit->flags |= TB_FIT_THROTTLED;
+}
+
+static int check_strict(const struct settings *s, const tb_fit *fit, FILE *msg,
+                        const char *file, const char *column)
+{
+    char flags[256];
+    if (!s->strict || !fit->flags)
+        return EXIT_OK;
+    say(msg, "%s: %s: the fit is flagged (%s) and --strict is given", file, column,
+        tb_report_flags(fit->flags, flags, sizeof flags));
+    return EXIT_FIT;
+}
+
+static void run_job(const struct settings *s, struct job *job)
+{
+    FILE *out = open_memstream(&job->out, &job->outlen);
+    FILE *msg = open_memstream(&job->msg, &job->msglen);
+    tb_read_options ropt = tb_read_default_options();
+    tb_run **runs = calloc(job->npaths, sizeof *runs);
+    struct fitted *fd = NULL;
+    size_t nfd = 0;
+    char err[TB_ERRMAX];
+
+    job->status = EXIT_OK;
+    if (!out || !msg || !runs) {
+        job->status = EXIT_INPUT;
+        goto done;
+    }
+    for (size_t p = 0; p < job->npaths; p++) {
+        if (!(runs[p] = tb_run_read(job->paths[p], &ropt, err, sizeof err))) {
+            say(msg, "%s", err);
+            job->status = EXIT_INPUT;
+            continue;
+        }
+        const tb_run *run = runs[p];
+        for (size_t w = 0; w < tb_run_nwarnings(run); w++)
+            say(msg, "warning: %s", tb_run_warning(run, w));
+
+        ssize_t ambient = -1;
+        if (s->ambient) {
+            size_t a;
+            if (tb_run_select(run, s->ambient, &a, 1, err, sizeof err) < 0) {
+                say(msg, "--ambient: %s", err);
+                job->status = EXIT_INPUT;
+                continue;
+            }
+            ambient = (ssize_t)a;
+        }
+        size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
+        size_t ncol = idx ? choose_columns(run, s, ambient, idx, msg, &job->status) : 0;
+        double ops = work_rate(run, s, msg, &job->status);
+        double since;
+        const char *by = NULL;
+        if (tb_throttle_check(run, s->from, s->to, &since, &by) != 1)
+            since = NAN;
+        struct fitted *nf = realloc(fd, (nfd + ncol) * sizeof *fd);
+        if (!nf) {
+            free(idx);
+            job->status = EXIT_INPUT;
+            break;
+        }
+        fd = nf;
+        for (size_t k = 0; k < ncol; k++) {
+            struct fitted *f = &fd[nfd];
+            *f = (struct fitted){
+                .file = job->paths[p], .run = run, .column = idx[k], .ops = ops,
+                .throttled_since = since, .throttled_by = by,
+            };
+            const tb_column *amb = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
+            if (tb_series_extract(tb_run_column(run, idx[k]), s->from, s->to, amb,
+                                  &f->t, &f->y, &f->n, err, sizeof err) < 0) {
+                say(msg, "%s: %s", job->paths[p], err);
+                job->status = EXIT_FIT;
+                continue;
+            }
+            nfd++;
+        }
+        free(idx);
+    }
+
+    if (s->shared_tau && nfd > 0) {
+        tb_fit fit;
+        if (fit_one(s, fd, nfd, &fit, err, sizeof err) < 0) {
+            say(msg, "the shared-τ fit failed: %s", err);
+            job->status = EXIT_FIT;
+        } else {
+            flag_throttle(&fit, fd, nfd);
+            for (size_t i = 0; i < nfd; i++)
+                report_one(out, s, job, &fd[i], &fit, i);
+            if (check_strict(s, &fit, msg, "shared-τ fit", "all columns") != EXIT_OK)
+                job->status = EXIT_FIT;
+            tb_fit_clear(&fit);
+        }
+    } else {
+        for (size_t i = 0; i < nfd; i++) {
+            const char *column = tb_run_column(fd[i].run, fd[i].column)->name;
+            if (s->run_length) {
+                tb_series series = {fd[i].t, fd[i].y, fd[i].n};
+                tb_run_length rl;
+                if (tb_run_length_estimate(&series, &s->fit, s->step, s->tolerance, &rl,
+                                           err, sizeof err) < 0) {
+                    say(msg, "%s: %s: %s", fd[i].file, column, err);
+                    job->status = EXIT_FIT;
+                    continue;
+                }
+                tb_report_run_length(out, s->format, fd[i].file, column, &rl, s->tolerance,
+                                     s->fit.level, 0);
+                job->items++;
+                if (s->format == TB_FORMAT_TEXT)
+                    fputc('\n', out);
+                tb_run_length_clear(&rl);
+                continue;
+            }
+            tb_fit fit;
+            if (fit_one(s, &fd[i], 1, &fit, err, sizeof err) < 0) {
+                say(msg, "%s: %s: %s", fd[i].file, column, err);
+                job->status = EXIT_FIT;
+                continue;
+            }
+            flag_throttle(&fit, &fd[i], 1);
+            report_one(out, s, job, &fd[i], &fit, 0);
+            if (check_strict(s, &fit, msg, fd[i].file, column) != EXIT_OK &&
+                job->status == EXIT_OK)
+                job->status = EXIT_FIT;
+            tb_fit_clear(&fit);
+        }
+    }
+done:
+    for (size_t i = 0; i < nfd; i++) {
+        free(fd[i].t);
+        free(fd[i].y);
+    }
+    free(fd);
+    for (size_t p = 0; runs && p < job->npaths; p++)
+        tb_run_free(runs[p]);
+    free(runs);
+    if (out)
+        fclose(out);
+    if (msg)
+        fclose(msg);
+}
+
+/* --- workers ---------------------------------------------------------------- */
+
+struct pool {
+    const struct settings *s;
+    struct job *jobs;
+    size_t njobs, next;
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+};
+
+static void *worker(void *arg)
+{
+    struct pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next < p->njobs ? p->next++ : p->njobs;
+        pthread_mutex_unlock(&p->lock);
+        if (i == p->njobs)
+            return NULL;
+        run_job(p->s, &p->jobs[i]);
+        pthread_mutex_lock(&p->lock);
+        p->jobs[i].done = 1;
+        pthread_cond_broadcast(&p->done);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+static int worst(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = {
+        .fit = tb_fit_default_options(), .to = INFINITY, .tolerance = 0.5,
+        .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
+    };
+    struct path_list paths = {0};
+    int status = parse_arguments(argc, argv, &s);
+
+    if (status >= 0)
+        return status;
+    status = EXIT_OK;
+    for (int i = optind; i < argc; i++) {
+        struct stat st;
+        if (strcmp(argv[i], "-") != 0 && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            size_t len = strlen(argv[i]);
+            while (len > 1 && argv[i][len - 1] == '/')
+                argv[i][--len] = '\0';
+            if (add_directory(&paths, argv[i]) < 0)
+                status = EXIT_INPUT;
+        } else if (add_path(&paths, argv[i]) < 0) {
+            status = EXIT_INPUT;
+        }
+    }
+    if (paths.n == 0) {
+        fprintf(stderr, "tb-fit: no run found in the inputs given\n");
+        return EXIT_INPUT;
+    }
+
+    size_t njobs = s.shared_tau ? 1 : paths.n;
+    struct job *jobs = calloc(njobs, sizeof *jobs);
+    if (!jobs) {
+        fputs("tb-fit: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
+    for (size_t i = 0; i < njobs; i++) {
+        jobs[i].paths = (const char **)(s.shared_tau ? paths.v : &paths.v[i]);
+        jobs[i].npaths = s.shared_tau ? paths.n : 1;
+    }
+
+    if (s.format == TB_FORMAT_CSV) {
+        if (s.run_length)
+            tb_report_run_length_csv_header(stdout);
+        else
+            tb_report_csv_header(stdout, s.auto_order ? TB_FIT_MAX_ORDER : s.fit.order);
+    } else if (s.format == TB_FORMAT_JSON) {
+        fputs("[\n", stdout);
+    }
+
+    struct pool pool = {.s = &s, .jobs = jobs, .njobs = njobs};
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    size_t nthreads = (size_t)s.jobs < njobs ? (size_t)s.jobs : njobs;
+    pthread_t *threads = calloc(nthreads, sizeof *threads);
+    size_t started = 0;
+    for (size_t t = 0; threads && t < nthreads; t++)
+        if (pthread_create(&threads[t], NULL, worker, &pool) == 0)
+            started++;
+    if (started == 0)
+        worker(&pool);   /* no thread could start: do the work here */
+
+    /* Print each job's report as soon as it and all before it are done. */
+    int any_item = 0;
+    for (size_t i = 0; i < njobs; i++) {
+        pthread_mutex_lock(&pool.lock);
+        while (!jobs[i].done)
+            pthread_cond_wait(&pool.done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+        if (jobs[i].outlen > 0) {
+            /* JSON objects after the first need a comma, which only the
+             * printing order knows. */
+            const char *text = jobs[i].out;
+            if (s.format == TB_FORMAT_JSON && !any_item)
+                text += 1;   /* drop the comma of ",\n {" */
+            if (s.format == TB_FORMAT_JSON && !any_item && text[0] == '\n')
+                text += 1;
+            fputs(text, stdout);
+            any_item = 1;
+        }
+        fflush(stdout);
+        if (jobs[i].msglen > 0)
+            fputs(jobs[i].msg, stderr);
+        status = worst(status, jobs[i].status);
+        free(jobs[i].out);
+        free(jobs[i].msg);
+    }
+    for (size_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    if (s.format == TB_FORMAT_JSON)
+        fputs(any_item ? "\n]\n" : "]\n", stdout);
+
+    free(threads);
+    free(jobs);
+    for (size_t i = 0; i < paths.n; i++)
+        free(paths.v[i]);
+    free(paths.v);
+    free(s.columns);
+    free(s.work);
+    free(s.labels_buf);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("tb-fit: write error");
+        return EXIT_INPUT;
+    }
+    return status;
+}

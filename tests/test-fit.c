@@ -1,0 +1,406 @@
+/*
+ * test-fit.c -- the fit engine against curves whose truth the test makes:
+ * exact recovery, recovery within the intervals under noise and 0.1 °C
+ * quantisation, coverage of the 95 % intervals over many seeds, shared τ,
+ * the bootstrap, the order chosen by AICc, degenerate fits and bad input;
+ * and the best-known fits of the bundled real runs.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "tbfit.h"
+
+struct truth {
+    double t_inf;
+    int order;
+    double k[TB_FIT_MAX_ORDER], tau[TB_FIT_MAX_ORDER];
+};
+
+static double model(const struct truth *tr, double t)
+{
+    double y = tr->t_inf;
+    for (int j = 0; j < tr->order; j++)
+        y += tr->k[j] * exp(-t / tr->tau[j]);
+    return y;
+}
+
+/* N points every PERIOD s with white noise SIGMA, or AR(1) noise of
+ * coefficient PHI, rounded to QUANT (0: not). */
+static void make_curve(const struct truth *tr, size_t n, double period, double sigma,
+                       double phi, double quant, gsl_rng *rng, double *t, double *y)
+{
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (double)i * period;
+        e = phi * e + gsl_ran_gaussian(rng, sigma) * sqrt(1 - phi * phi);
+        y[i] = model(tr, t[i]) + e;
+        if (quant > 0)
+            y[i] = round(y[i] / quant) * quant;
+    }
+}
+
+static int covers(const tb_estimate *e, double truth)
+{
+    return e->lo <= truth && truth <= e->hi;
+}
+
+static char err[TB_ERRMAX];
+
+static void test_exact(void)
+{
+    static double t[600], y[600];
+    struct truth tr = {50, 1, {-10}, {100}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    make_curve(&tr, 600, 1, 0, 0, 0, rng, t, y);
+    tb_series s = {t, y, 600};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    opt.order = 1;
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0, "one exact term is fitted");
+    is_near(f.series[0].t_inf.value, 50, 1e-6, "T∞ exact");
+    is_near(f.series[0].k[0].value, -10, 1e-6, "k exact");
+    is_near(f.tau[0].value, 100, 1e-5, "τ exact");
+    ok(f.rss < 1e-12, "RSS is zero (%g)", f.rss);
+    ok(f.flags == 0, "no flags");
+    is_near(tb_fit_eval(&f, 0, 100), 50 - 10 / M_E, 1e-6, "tb_fit_eval");
+    is_near(tb_fit_settle_time(&f, 0, 0.5), 100 * log(20), 1e-3, "settles after τ·ln(|k|/tol)");
+    tb_fit_clear(&f);
+
+    /* Starting far from the truth: τ near the end of the search range. */
+    struct truth slow = {60, 2, {-5, -8}, {30, 2500}};
+    static double t2[3600], y2[3600];
+    make_curve(&slow, 3600, 1, 0, 0, 0, rng, t2, y2);
+    tb_series s2 = {t2, y2, 3600};
+    opt.order = 2;
+    ok(tb_fit_series_run(&s2, 1, &opt, &f, err, sizeof err) == 0, "two exact terms");
+    is_near(f.tau[0].value, 30, 1e-4, "τ1 = 30 s");
+    is_near(f.tau[1].value, 2500, 1e-2, "τ2 = 2500 s");
+    is_near(f.series[0].t_inf.value, 60, 1e-5, "T∞ = 60 °C");
+    tb_fit_clear(&f);
+    gsl_rng_free(rng);
+}
+
+/* The i.MX8-like testbed: 60 min at 1 s, 0.1 °C steps, sensor noise. */
+static void test_three_terms(void)
+{
+    static double t[3600], y[3600];
+    struct truth tr = {55, 3, {-8, -6, -3}, {40, 300, 1100}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    make_curve(&tr, 3600, 1, 0.05, 0, 0.1, rng, t, y);
+    tb_series s = {t, y, 3600};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0, "three terms, noisy and quantised");
+    ok(covers(&f.series[0].t_inf, 55), "T∞ interval [%.3f, %.3f] covers 55", f.series[0].t_inf.lo,
+       f.series[0].t_inf.hi);
+    for (int j = 0; j < 3; j++)
+        ok(covers(&f.tau[j], tr.tau[j]), "τ%d interval [%.1f, %.1f] covers %g", j + 1,
+           f.tau[j].lo, f.tau[j].hi, tr.tau[j]);
+    ok(f.flags == 0, "not flagged (%#x)", f.flags);
+    is_near(f.rmse, sqrt(0.05 * 0.05 + 0.1 * 0.1 / 12), 0.01, "rmse is the noise's");
+    tb_fit_clear(&f);
+    gsl_rng_free(rng);
+}
+
+/* Over many seeds, the 95 % intervals cover the truth about 95 % of the
+ * time: a binomial test with a wide margin (a fair 95 % gives under 86 of
+ * 100 with probability 1e-3). */
+static void test_coverage(int order, size_t n, int runs)
+{
+    static double t[3600], y[3600];
+    struct truth tr = order == 1 ? (struct truth){50, 1, {-10}, {200}}
+                    : order == 2 ? (struct truth){50, 2, {-6, -6}, {50, 400}}
+                                 : (struct truth){55, 3, {-8, -6, -3}, {40, 300, 1100}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 1234);
+    tb_fit_options opt = tb_fit_default_options();
+    opt.order = order;
+    int cover_tinf = 0, cover_tau[3] = {0}, fitted = 0;
+    for (int r = 0; r < runs; r++) {
+        tb_fit f;
+        make_curve(&tr, n, 1, 0.1, 0, 0, rng, t, y);
+        tb_series s = {t, y, n};
+        if (tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) != 0)
+            continue;
+        fitted++;
+        cover_tinf += covers(&f.series[0].t_inf, tr.t_inf);
+        for (int j = 0; j < order; j++)
+            cover_tau[j] += covers(&f.tau[j], tr.tau[j]);
+        tb_fit_clear(&f);
+    }
+    ok(fitted == runs, "order %d: all %d noisy curves fitted", order, runs);
+    ok(cover_tinf >= runs * 86 / 100 && cover_tinf <= runs, "order %d: T∞ covered %d/%d times",
+       order, cover_tinf, runs);
+    for (int j = 0; j < order; j++)
+        ok(cover_tau[j] >= runs * 86 / 100, "order %d: τ%d covered %d/%d times", order, j + 1,
+           cover_tau[j], runs);
+    gsl_rng_free(rng);
+}
+
+static void test_shared_tau(void)
+{
+    static double t[2][1800], y[2][1800];
+    struct truth a = {50, 2, {-6, -4}, {60, 400}}, b = {45, 2, {-3, -5}, {60, 400}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    make_curve(&a, 1800, 1, 0.05, 0, 0, rng, t[0], y[0]);
+    make_curve(&b, 1200, 1.5, 0.05, 0, 0, rng, t[1], y[1]);
+    tb_series s[2] = {{t[0], y[0], 1800}, {t[1], y[1], 1200}};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    opt.order = 2;
+    ok(tb_fit_series_run(s, 2, &opt, &f, err, sizeof err) == 0, "shared τ over two series");
+    ok(f.nseries == 2 && f.points == 3000 && f.params == 8, "3000 points, 8 parameters");
+    ok(covers(&f.tau[0], 60) && covers(&f.tau[1], 400), "shared τ intervals cover 60 and 400 s");
+    ok(covers(&f.series[0].t_inf, 50) && covers(&f.series[1].t_inf, 45),
+       "each series has its own T∞ (%.2f, %.2f)", f.series[0].t_inf.value, f.series[1].t_inf.value);
+    ok(covers(&f.series[1].k[1], -5), "and its own k");
+    tb_fit_clear(&f);
+    gsl_rng_free(rng);
+}
+
+static void test_bootstrap(void)
+{
+    static double t[1800], y[1800];
+    struct truth tr = {50, 2, {-6, -6}, {50, 400}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 99);
+    make_curve(&tr, 1800, 1, 0.1, 0.9, 0, rng, t, y);   /* strongly correlated noise */
+    tb_series s = {t, y, 1800};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit cov, boot;
+    opt.order = 2;
+    ok(tb_fit_series_run(&s, 1, &opt, &cov, err, sizeof err) == 0, "covariance intervals");
+    opt.bootstrap = 200;
+    opt.seed = 5;
+    ok(tb_fit_series_run(&s, 1, &opt, &boot, err, sizeof err) == 0, "bootstrap intervals");
+    double wc = cov.series[0].t_inf.hi - cov.series[0].t_inf.lo;
+    double wb = boot.series[0].t_inf.hi - boot.series[0].t_inf.lo;
+    ok(wb > 1.5 * wc, "with correlated residuals the bootstrap interval is wider (%.3f vs %.3f)", wb, wc);
+    ok(covers(&boot.series[0].t_inf, 50), "and covers T∞ = 50");
+    ok(boot.tau[0].lo < boot.tau[0].value && boot.tau[0].value < boot.tau[0].hi,
+       "τ1 inside its bootstrap interval");
+    ok(boot.series[0].t_inf.value == cov.series[0].t_inf.value, "the estimate is the same");
+    tb_fit again;
+    tb_fit_series_run(&s, 1, &opt, &again, err, sizeof err);
+    ok(again.series[0].t_inf.lo == boot.series[0].t_inf.lo, "a seed makes it reproducible");
+    tb_fit_clear(&again);
+    tb_fit_clear(&cov);
+    tb_fit_clear(&boot);
+    gsl_rng_free(rng);
+}
+
+static void test_auto_and_degenerate(void)
+{
+    static double t[900], y[900];
+    struct truth one = {50, 1, {-10}, {150}}, two = {50, 2, {-6, -6}, {40, 300}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    tb_series s = {t, y, 900};
+
+    make_curve(&two, 900, 1, 0.05, 0, 0, rng, t, y);
+    ok(tb_fit_series_auto(&s, 1, &opt, &f, err, sizeof err) == 0 && f.order == 2,
+       "auto picks order 2 for two terms (got %d)", f.order);
+    tb_fit_clear(&f);
+
+    make_curve(&one, 900, 1, 0.05, 0, 0, rng, t, y);
+    ok(tb_fit_series_auto(&s, 1, &opt, &f, err, sizeof err) == 0 && f.order == 1,
+       "auto picks order 1 for one term (got %d)", f.order);
+    tb_fit_clear(&f);
+
+    opt.order = 3;
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0, "three terms on one");
+    ok(f.flags & TB_FIT_DEGENERATE, "are flagged degenerate (%#x)", f.flags);
+    tb_fit_clear(&f);
+
+    /* a τ under 3 sampling periods */
+    struct truth fast = {50, 2, {-3, -8}, {1.2, 200}};
+    make_curve(&fast, 900, 1, 0.01, 0, 0, rng, t, y);
+    opt.order = 2;
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0 && (f.flags & TB_FIT_TAU_SHORT),
+       "a τ of 1.2 samples is flagged tau_short (%#x)", f.flags);
+    tb_fit_clear(&f);
+
+    s.n = 20;
+    opt.order = 3;
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0 && (f.flags & TB_FIT_FEW_POINTS),
+       "20 points for 7 parameters are flagged few_points");
+    tb_fit_clear(&f);
+    gsl_rng_free(rng);
+}
+
+static void fit_fails(const double *t, const double *y, size_t n, int order,
+                      double tau_min, double tau_max, const char *want, const char *what)
+{
+    tb_series s = {t, y, n};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    opt.order = order;
+    opt.tau_min = tau_min;
+    opt.tau_max = tau_max;
+    err[0] = '\0';
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == -1, "%s: refused", what);
+    is_string(err, want, "%s: message", what);
+}
+
+static void test_bad_input(void)
+{
+    double t[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    double y[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    double c[10] = {70, 70, 70, 70, 70, 70, 70, 70, 70, 70};
+    double back[10] = {0, 1, 2, 3, 2, 5, 6, 7, 8, 9};
+    double same[10] = {0};
+    double bad[10] = {1, 2, NAN, 4, 5, 6, 7, 8, 9, 10};
+    fit_fails(t, y, 4, 3, 0, 0, "4 points are too few for order 3: at least 5 are needed", "too few points");
+    fit_fails(t, c, 10, 1, 0, 0, "the data are constant (70): there is nothing to fit", "constant data");
+    fit_fails(t, y, 10, 0, 0, 0, "order 0: it must be 1 to 4", "order 0");
+    fit_fails(t, y, 10, 9, 0, 0, "order 9: it must be 1 to 4", "order 9");
+    fit_fails(back, y, 10, 1, 0, 0, "time goes backwards at point 5", "time backwards");
+    fit_fails(same, y, 10, 1, 0, 0, "all points have the same time", "one time");
+    fit_fails(t, bad, 10, 1, 0, 0, "point 3 is not a finite number", "NaN");
+    fit_fails(t, y, 10, 1, 50, 10, "τ range 50 to 10 s is empty", "empty τ range");
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    tb_series s = {t, y, 10};
+    opt.level = 1.5;
+    ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == -1, "a level of 1.5 is refused");
+    is_string(err, "confidence level 1.5: it must be between 0 and 1", "level message");
+}
+
+static void test_helpers(void)
+{
+    double x;
+    ok(tb_parse_duration("90", &x) == 0 && x == 90, "90 is 90 s");
+    ok(tb_parse_duration("90s", &x) == 0 && x == 90, "90s");
+    ok(tb_parse_duration("5min", &x) == 0 && x == 300, "5min is 300 s");
+    ok(tb_parse_duration("1.5h", &x) == 0 && x == 5400, "1.5h is 5400 s");
+    ok(tb_parse_duration("500ms", &x) == 0 && x == 0.5, "500ms");
+    ok(tb_parse_duration("2m", &x) == 0 && x == 120, "2m is 2 minutes");
+    ok(tb_parse_duration("5 min", &x) == -1, "no space before the unit");
+    ok(tb_parse_duration("-5", &x) == -1, "no negative time");
+    ok(tb_parse_duration("5d", &x) == -1, "no days");
+    ok(tb_parse_duration("", &x) == -1, "nothing");
+
+    double ct[] = {0, 10, 20, 30, 40}, cv[] = {40, 42, 44, 46, 48};
+    double at[] = {5, 25}, av[] = {20, 22};
+    tb_column c = {.name = "cpu", .t = ct, .v = cv, .n = 5};
+    tb_column amb = {.name = "ambient", .t = at, .v = av, .n = 2};
+    double *t, *y;
+    size_t n;
+    ok(tb_series_extract(&c, 10, 30, &amb, &t, &y, &n, err, sizeof err) == 0 && n == 3,
+       "window 10..30 s holds 3 points");
+    ok(t[0] == 10 && y[0] == 42 - 20.5 && y[1] == 44 - 21.5 && y[2] == 46 - 22,
+       "ambient interpolated, and held past its last point");
+    free(t);
+    free(y);
+    ok(tb_series_extract(&c, 100, 200, NULL, &t, &y, &n, err, sizeof err) == -1,
+       "an empty window is refused");
+    is_string(err, "column cpu: no points in the window 100 to 200 s", "and says so");
+
+    double wt[] = {0, 10, 20, 30}, wv[] = {0, 25, 50, 75};
+    tb_column w = {.name = "work_done", .t = wt, .v = wv, .n = 4};
+    is_near(tb_work_rate(&w, 0, INFINITY), 2.5, 1e-12, "work rate 2.5 operations/s");
+    ok(isnan(tb_work_rate(&w, 11, 19)), "no rate from under two points");
+}
+
+static void test_throttle_and_run_length(void)
+{
+    char text[8192];
+    size_t used = 0;
+    used += (size_t)snprintf(text + used, sizeof text - used, "time/s,cpu/°C,freq/kHz\n");
+    for (int i = 0; i < 100; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%d,%g,%d\n", i,
+                                 50 - 10 * exp(-i / 20.0), i < 60 ? 1200000 : 800000);
+    FILE *f = fmemopen(text, used, "r");
+    tb_run *run = tb_run_read_stream(f, "throttle.csv", NULL, err, sizeof err);
+    fclose(f);
+    double since;
+    const char *by = NULL;
+    ok(run && tb_throttle_check(run, 0, INFINITY, &since, &by) == 1, "a frequency drop is found");
+    ok(since == 60 && by && strcmp(by, "freq") == 0, "from 60 s, in freq");
+    ok(tb_throttle_check(run, 0, 59, &since, &by) == 0, "not before it happens");
+    tb_run_free(run);
+
+    static double t[1800], y[1800];
+    struct truth tr = {50, 2, {-6, -6}, {50, 300}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    make_curve(&tr, 1800, 1, 0.05, 0, 0.1, rng, t, y);
+    tb_series s = {t, y, 1800};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_run_length rl;
+    opt.order = 2;
+    ok(tb_run_length_estimate(&s, &opt, 120, 0.5, &rl, err, sizeof err) == 0, "run length");
+    ok(rl.nprefix == 15 && rl.prefix[14].length == 1799, "prefixes of 120 s up to the whole run");
+    ok(rl.shortest >= 240 && rl.shortest <= 1200, "T∞ stays within 0.5 °C from %.0f s", rl.shortest);
+    ok(rl.prefix[14].within, "the whole run is within");
+    is_near(rl.settle, 300 * log(6 / 0.5), 10, "settles when 6·exp(−t/300) falls to 0.5 (%.0f s)", rl.settle);
+    tb_run_length_clear(&rl);
+    gsl_rng_free(rng);
+}
+
+/* The best-known fits of the bundled real i.MX8 runs. */
+static void test_real_runs(void)
+{
+    static const struct {
+        const char *file;
+        int order;
+        double rss, tau1, tau2, tol;
+    } known[] = {
+        {"imx8-membench-t1-15min.csv", 1, 86.215824, 0, 0, 1e-6},
+        {"imx8-membench-t1-15min.csv", 2, 17.859049, 54.38, 265.14, 1e-6},
+        {"imx8-membench-t2-15min.csv", 2, 17.830961, 61.39, 301.07, 1e-6},
+        {"imx8-membench-t1-15min.csv", 3, 17.3687, 0, 0, 5e-3},
+        {"imx8-membench-t2-15min.csv", 3, 17.7222, 0, 0, 5e-3},
+    };
+    const char *srcdir = getenv("top_srcdir") ? getenv("top_srcdir") : ".";
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/datasets/%s", srcdir, known[i].file);
+        tb_run *run = tb_run_read(path, NULL, err, sizeof err);
+        size_t idx;
+        if (!ok(run && tb_run_select(run, "CPU_0_temp", &idx, 1, err, sizeof err) == 1,
+                "%s is read", known[i].file))
+            continue;
+        const tb_column *c = tb_run_column(run, idx);
+        tb_series s = {c->t, c->v, c->n};
+        tb_fit_options opt = tb_fit_default_options();
+        tb_fit f;
+        opt.order = known[i].order;
+        ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0, "%s order %d fitted",
+           known[i].file, known[i].order);
+        ok(fabs(f.rss - known[i].rss) <= known[i].tol * known[i].rss,
+           "%s order %d: RSS %.6f within %g of the best known %.6f", known[i].file,
+           known[i].order, f.rss, known[i].tol, known[i].rss);
+        if (known[i].tau1 > 0)
+            ok(fabs(f.tau[0].value - known[i].tau1) < 0.01 && fabs(f.tau[1].value - known[i].tau2) < 0.01,
+               "τ %.2f and %.2f s", f.tau[0].value, f.tau[1].value);
+        if (known[i].order == 3 && fabs(f.tau[1].value / f.tau[0].value) < 1.5)
+            ok(f.flags & TB_FIT_DEGENERATE, "the merged order-3 optimum is flagged");
+        tb_fit_clear(&f);
+        tb_run_free(run);
+    }
+}
+
+int main(void)
+{
+    test_exact();
+    test_three_terms();
+    test_coverage(1, 600, 100);
+    test_coverage(2, 1200, 100);
+    test_coverage(3, 3600, 60);
+    test_shared_tau();
+    test_bootstrap();
+    test_auto_and_degenerate();
+    test_bad_input();
+    test_helpers();
+    test_throttle_and_run_length();
+    test_real_runs();
+    return tap_done();
+}
