@@ -624,7 +624,7 @@ static void run_job(const struct settings *s, struct job *job)
             if (tb_series_extract(tb_run_column(run, idx[k]), s->from, s->to, amb,
                                   &f->t, &f->y, &f->n, err, sizeof err) < 0) {
                 say(msg, "%s: %s", job->paths[p], err);
-                job->status = EXIT_FIT;
+                job->status = EXIT_INPUT;
                 continue;
             }
             nfd++;
