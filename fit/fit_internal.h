@@ -16,12 +16,13 @@ struct vp_series {
     double *t;          /* times from the series' first point */
     const double *y;
     size_t m;
-    double *e;          /* exp(−t/τⱼ), term after term */
-    gsl_matrix *qr;     /* QR of A = [1, e₁ … eₙ] */
-    gsl_vector *qrtau;
+    double *a;          /* Aᵀ, q rows of m: ones, then exp(−t/τⱼ) */
+    double *e;          /* a + m: the exponentials, term after term */
+    gsl_matrix *qt;     /* Q₁ᵀ (q × m) of the thin QR A = Q₁·R */
+    gsl_matrix *R;      /* q × q, upper triangular */
     gsl_vector *c;      /* T∞, k₁ … kₙ */
     gsl_vector *r;      /* y − A·c */
-    gsl_vector *work;
+    gsl_vector *work, *d;
 };
 
 struct vp {

@@ -28,6 +28,10 @@
 
 enum exit_status { EXIT_OK = 0, EXIT_FIT = 1, EXIT_INPUT = 2 };
 
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+void openblas_set_num_threads(int n);
+#endif
+
 struct settings {
     tb_fit_options fit;
     int auto_order;
@@ -737,6 +741,11 @@ int main(int argc, char **argv)
 
     if (status >= 0)
         return status;
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+    /* The fits are the parallel work (-j); BLAS threads on vectors of a
+     * few thousand would only contend with them. */
+    openblas_set_num_threads(1);
+#endif
     status = EXIT_OK;
     for (int i = optind; i < argc; i++) {
         struct stat st;
