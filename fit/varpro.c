@@ -407,7 +407,10 @@ int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
     };
     params.trs = gsl_multifit_nlinear_trs_lm;
     params.scale = gsl_multifit_nlinear_scale_more;
-    params.solver = gsl_multifit_nlinear_solver_qr;
+    /* J has at most 4 columns: the normal equations (n × n) are far cheaper
+     * than a QR of the m × n J, and the modified Cholesky factorisation
+     * stays defined when two τ merge and JᵀJ turns singular. */
+    params.solver = gsl_multifit_nlinear_solver_mcholesky;
 
     gsl_multifit_nlinear_workspace *w =
         gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, vp->mtot, n);
