@@ -68,6 +68,14 @@ int tb_series_extract(const tb_column *c, double from, double to,
         last--;
     *n = last - first;
     *t = *y = NULL;
+    if (c->n == 0) {
+        if (c->n_missing > 0)
+            snprintf(err, errlen, "column %s has no values: all %zu are missing (nan)",
+                     c->name, c->n_missing);
+        else
+            snprintf(err, errlen, "column %s has no values", c->name);
+        return -1;
+    }
     if (*n == 0) {
         snprintf(err, errlen, "column %s: no points in the window %g to %g s",
                  c->name, from, to);

@@ -451,7 +451,12 @@ static size_t choose_columns(const tb_run *run, const struct settings *s,
             const tb_column *c = tb_run_column(run, i);
             if (strcmp(c->unit, "°C") != 0 || (ssize_t)i == ambient || is_ambient_name(c->name))
                 continue;
-            if (c->n > 0 && is_constant(c)) {
+            if (c->n == 0) {
+                say(msg, "note: %s: %s has no values%s: not fitted", file, c->name,
+                    c->n_missing ? " (all nan)" : "");
+                continue;
+            }
+            if (is_constant(c)) {
                 say(msg, "note: %s: %s is constant (%g °C): not fitted", file, c->name, c->v[0]);
                 continue;
             }
