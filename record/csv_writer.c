@@ -1,6 +1,10 @@
 /*
  * csv_writer.c -- the run file in the thermobench format.
  *
+ * Rows go through stdio's buffer and are written out at least once a
+ * second: a power cut loses at most a second, and at a 1 ms period the
+ * recorder makes one write() a second instead of a thousand.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
@@ -10,22 +14,25 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "csv_writer.h"
 
-int csvw_open(struct csv_writer *w, const char *path, char *err, size_t errlen)
+int csvw_open(struct csv_writer *w, const char *path, int unbuffered, int fsync,
+              char *err, size_t errlen)
 {
     memset(w, 0, sizeof *w);
     w->path = path;
+    w->unbuffered = unbuffered;
+    w->fsync = fsync;
     if (strcmp(path, "-") == 0) {
         w->f = stdout;
         w->is_stdout = 1;
-        return 0;
-    }
-    if (!(w->f = fopen(path, "w"))) {
+    } else if (!(w->f = fopen(path, "w"))) {
         snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         return -1;
     }
+    setvbuf(w->f, NULL, _IOFBF, 1 << 16);
     return 0;
 }
 
@@ -57,13 +64,22 @@ static int append_cell(struct csv_writer *w, const char *s)
     return append(w, "\"", 1);
 }
 
-static int flush_row(struct csv_writer *w)
+static int put_line(struct csv_writer *w)
 {
     if (append(w, "\n", 1) < 0)
         return -1;
     size_t len = w->len;
     w->len = 0;
-    if (fwrite(w->row, 1, len, w->f) != len || fflush(w->f) != 0)
+    return fwrite(w->row, 1, len, w->f) == len ? 0 : -1;
+}
+
+int csvw_flush(struct csv_writer *w, int64_t now_ns)
+{
+    w->last_flush_ns = now_ns;
+    if (fflush(w->f) != 0)
+        return -1;
+    /* A pipe or a terminal cannot be synced, and needs not be. */
+    if (w->fsync && fsync(fileno(w->f)) != 0 && errno != EINVAL && errno != EROFS)
         return -1;
     return 0;
 }
@@ -82,7 +98,14 @@ static int append_quoted_arg(struct csv_writer *w, const char *a)
     return append(w, "'", 1);
 }
 
-int csvw_preamble(struct csv_writer *w, int argc, char **argv, double period_ms,
+static int append_meta(struct csv_writer *w, const char *key, size_t klen, const char *value)
+{
+    return append(w, "# ", 2) < 0 || append(w, key, klen) < 0 || append(w, ": ", 2) < 0 ||
+           append(w, value, strlen(value)) < 0 || put_line(w) < 0 ? -1 : 0;
+}
+
+int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
+                  double period_ms, char *const *metas, size_t nmetas,
                   const char *const *headers, size_t ncols)
 {
     char when[64], line[512];
@@ -98,57 +121,71 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, double period_ms,
     for (int i = 0; i < argc; i++)
         if (append(w, " ", 1) < 0 || append_quoted_arg(w, argv[i]) < 0)
             return -1;
-    if (flush_row(w) < 0)
+    if (put_line(w) < 0)
         return -1;
-    if (uname(&u) == 0) {
-        snprintf(line, sizeof line, "# host: %s\n# kernel: %s\n# machine: %s\n",
-                 u.nodename, u.release, u.machine);
-        if (fputs(line, w->f) == EOF)
+    if (!no_meta) {
+        char period[32];
+        snprintf(period, sizeof period, "%g", period_ms);
+        if (uname(&u) == 0 &&
+            (append_meta(w, "host", 4, u.nodename) < 0 || append_meta(w, "kernel", 6, u.release) < 0 ||
+             append_meta(w, "machine", 7, u.machine) < 0))
             return -1;
+        if (append_meta(w, "period_ms", 9, period) < 0)
+            return -1;
+        for (size_t i = 0; i < nmetas; i++) {
+            const char *eq = strchr(metas[i], '=');
+            if (append_meta(w, metas[i], (size_t)(eq - metas[i]), eq + 1) < 0)
+                return -1;
+        }
     }
-    if (fprintf(w->f, "# period_ms: %g\n", period_ms) < 0)
-        return -1;
     w->ncols = ncols;
     if (append(w, "time/ms", 7) < 0)
         return -1;
     for (size_t i = 0; i < ncols; i++)
         if (append(w, ",", 1) < 0 || append_cell(w, headers[i]) < 0)
             return -1;
-    return flush_row(w);
+    if (put_line(w) < 0)
+        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return csvw_flush(w, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 }
 
-int csvw_row(struct csv_writer *w, double t_ms, size_t from,
-             const char *const *values, size_t n)
+int csvw_row(struct csv_writer *w, int64_t now_ns, double t_ms, const char *const *cells)
 {
     char t[64];
     size_t last = 0;   /* one past the last non-empty cell */
 
-    for (size_t i = 0; i < n; i++)
-        if (values[i])
+    for (size_t i = 0; i < w->ncols; i++)
+        if (cells[i] && *cells[i])
             last = i + 1;
     /* Three decimals of ms, whatever the run's length: thermobench's %g
      * lost precision past 100 s. */
     snprintf(t, sizeof t, "%.3f", t_ms);
     if (append(w, t, strlen(t)) < 0)
         return -1;
-    for (size_t i = 0; i < from + last; i++) {
+    for (size_t i = 0; i < last; i++) {
         if (append(w, ",", 1) < 0)
             return -1;
-        if (i >= from && values[i - from] && append_cell(w, values[i - from]) < 0)
+        if (cells[i] && *cells[i] && append_cell(w, cells[i]) < 0)
             return -1;
     }
-    return flush_row(w);
+    if (put_line(w) < 0)
+        return -1;
+    if (w->unbuffered || now_ns - w->last_flush_ns >= 1000000000)
+        return csvw_flush(w, now_ns);
+    return 0;
 }
 
 int csvw_close(struct csv_writer *w)
 {
     int rc = 0;
+    if (w->f)
+        rc = csvw_flush(w, 0);
     free(w->row);
     w->row = NULL;
-    if (w->is_stdout)
-        rc = fflush(w->f);
-    else if (w->f)
-        rc = fclose(w->f);
+    if (w->f && !w->is_stdout && fclose(w->f) != 0)
+        rc = -1;
     w->f = NULL;
-    return rc == 0 ? 0 : -1;
+    return rc;
 }

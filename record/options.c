@@ -20,21 +20,59 @@ static const char usage_text[] =
     "the thermobench format.  Without a benchmark, record until --time ends\n"
     "or until interrupted.\n"
     "\n"
-    "  -t, --time=SECONDS        stop after SECONDS (the benchmark is killed)\n"
+    "Run and output:\n"
+    "  -t, --time=SECONDS        stop after SECONDS (the benchmark is stopped)\n"
     "  -p, --period=MS           sampling period in milliseconds (default 1000;\n"
     "                            fractions such as 0.5 are accepted)\n"
     "  -o, --output_dir=DIR      write DIR/NAME.csv (default .)\n"
     "  -O, --output=FILE         write FILE instead; - for standard output\n"
     "  -n, --name=NAME           name the file NAME.csv (default: the\n"
     "                            benchmark's name, or tb-record)\n"
+    "      --meta=KEY=VALUE      add a \"# KEY: VALUE\" line; may be repeated\n"
+    "      --no-meta             no metadata lines: line 2 is the header, as\n"
+    "                            thermobench writes it\n"
+    "      --unbuffered          write every row at once (default: at least\n"
+    "                            once a second)\n"
+    "      --fsync               also sync the file to disk each time\n"
+    "\n"
+    "Sensors:\n"
     "  -S, --sensor=\"FILE [NAME [UNIT]]\"\n"
     "                            sample FILE as column NAME/UNIT; may be repeated\n"
-    "  -s, --sensors_file=FILE   read sensors from FILE, one \"FILE [NAME [UNIT]]\"\n"
-    "                            a line, # starts a comment\n"
+    "  -s, --sensors_file=FILE   sensors from FILE: one \"FILE [NAME [UNIT]]\" or\n"
+    "                            \"!COMMAND\" a line, # starts a comment\n"
+    "  -A, --all-sensors         sample every sensor --list-sensors finds\n"
+    "      --list-sensors        print the sensors found and exit\n"
+    "  -u, --cpu-usage           record each CPU's load in % from /proc/stat\n"
+    "      --sysfs-root=DIR      read /sys from DIR (a fake tree for tests)\n"
+    "      --procfs-root=DIR     read /proc from DIR\n"
+    "\n"
+    "Benchmark output and helpers:\n"
     "  -c, --column=KEY          record the benchmark's KEY=VALUE output lines\n"
     "                            as column KEY; may be repeated\n"
-    "      --sysfs-root=DIR      read sensor paths under /sys from DIR instead\n"
-    "                            (a fake tree for tests and simulations)\n"
+    "  -l, --stdout              record the benchmark's other output lines in\n"
+    "                            a column named stdout\n"
+    "  -e, --exec=\"[(COL[,COL...])]CMD\"\n"
+    "                            run CMD alongside and record its output: COL=\n"
+    "                            takes its COL=VALUE lines, @COL keeps the last\n"
+    "                            value for the next sample row, a plain COL takes\n"
+    "                            the other lines; may be repeated\n"
+    "  -E, --exec-wait           wait for the --exec helpers to end instead of\n"
+    "                            stopping them\n"
+    "\n"
+    "Testbed:\n"
+    "  -w, --wait=TEMP           start the benchmark once the first sensor reads\n"
+    "                            TEMP °C or less\n"
+    "  -W, --wait-timeout=SECS   give up waiting after SECS (default 600)\n"
+    "  -f, --fan-cmd=CMD         run \"CMD SPEED\" (0 to 1) to drive a fan: full\n"
+    "                            while waiting, off during the benchmark\n"
+    "  -F, --fan-on[=SPEED]      keep the fan at SPEED during the benchmark\n"
+    "                            (default 1)\n"
+    "  -r, --randomize           sample at a random point within each period\n"
+    "      --sched-deadline[=BUDGET]\n"
+    "                            sample under SCHED_DEADLINE with BUDGET % of\n"
+    "                            the period (default 1)\n"
+    "\n"
+    "  -v, --verbose             say what is sampled and how it went\n"
     "  -h, --help                show this help and exit\n"
     "  -V, --version             show the version and exit\n"
     "\n"
@@ -51,33 +89,31 @@ static int usage_error(const char *what, const char *arg)
     return RECORD_EXIT_FAILURE;
 }
 
-static int parse_positive(const char *arg, double *x)
+static int parse_number(const char *arg, double *x)
 {
     char *end;
     errno = 0;
     *x = strtod(arg, &end);
-    return end != arg && *end == '\0' && errno == 0 && isfinite(*x) && *x > 0
-               ? 0 : -1;
+    return end != arg && *end == '\0' && errno == 0 && isfinite(*x) ? 0 : -1;
 }
 
-static int push_string(char ***v, size_t *n, char *s)
+static int push_string(char ***v, size_t *n, const char *s)
 {
-    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
-    if (!nv || !s) {
-        free(s);
-        if (nv)
-            *v = nv;
+    char *copy = strdup(s);
+    char **nv = copy ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
+    if (!nv) {
+        free(copy);
         return -1;
     }
     *v = nv;
-    nv[(*n)++] = s;
+    nv[(*n)++] = copy;
     return 0;
 }
 
 int record_parse_sensor_spec(const char *spec, struct sensor_spec *out,
                              char *err, size_t errlen)
 {
-    char *word[4] = {NULL, NULL, NULL, NULL};
+    char *word[3] = {NULL, NULL, NULL};
     const char *p = spec;
     int n = 0;
 
@@ -108,6 +144,104 @@ fail:
     return -1;
 }
 
+static void exec_spec_free(struct exec_spec *e)
+{
+    for (size_t i = 0; i < e->ncols; i++)
+        free(e->cols[i].name);
+    free(e->cols);
+    free(e->cmd);
+}
+
+int record_parse_exec_spec(const char *spec, struct exec_spec *out,
+                           char *err, size_t errlen)
+{
+    struct exec_spec e = {0};
+    const char *cmd = spec;
+    int catch_all = 0;
+
+    if (spec[0] == '(') {
+        const char *close = strchr(spec, ')');
+        if (!close) {
+            snprintf(err, errlen, "\"%s\": no ')' after the columns", spec);
+            return -1;
+        }
+        char *list = strndup(spec + 1, (size_t)(close - spec - 1));
+        if (!list) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            struct exec_column c = {0};
+            if (*tok == '@') {
+                c.keep_last = 1;
+                tok++;
+            }
+            size_t len = strlen(tok);
+            if (len > 0 && tok[len - 1] == '=') {
+                c.is_key = 1;
+                tok[--len] = '\0';
+            }
+            if (len == 0 || strpbrk(tok, " \t")) {
+                snprintf(err, errlen, "\"%s\": a column needs a name without blanks", spec);
+                free(list);
+                exec_spec_free(&e);
+                return -1;
+            }
+            if (!c.is_key && catch_all++) {
+                snprintf(err, errlen, "\"%s\": only one column may take the other lines", spec);
+                free(list);
+                exec_spec_free(&e);
+                return -1;
+            }
+            struct exec_column *nc = realloc(e.cols, (e.ncols + 1) * sizeof *nc);
+            if (nc)
+                e.cols = nc;
+            if (!nc || !(c.name = strdup(tok))) {
+                free(list);
+                exec_spec_free(&e);
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            e.cols[e.ncols++] = c;
+        }
+        free(list);
+        if (e.ncols == 0) {
+            snprintf(err, errlen, "\"%s\": empty column list", spec);
+            return -1;
+        }
+        cmd = close + 1;
+    }
+    cmd += strspn(cmd, " \t");
+    if (!*cmd) {
+        snprintf(err, errlen, "\"%s\": no command", spec);
+        exec_spec_free(&e);
+        return -1;
+    }
+    if (!(e.cmd = strdup(cmd))) {
+        exec_spec_free(&e);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (e.ncols == 0) {   /* the command's first word names its column */
+        const char *word = cmd;
+        size_t len = strcspn(word, " \t");
+        const char *slash = memrchr(word, '/', len);
+        if (slash) {
+            len -= (size_t)(slash + 1 - word);
+            word = slash + 1;
+        }
+        if (!(e.cols = calloc(1, sizeof *e.cols)) || !(e.cols[0].name = strndup(word, len))) {
+            exec_spec_free(&e);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        e.ncols = 1;
+    }
+    *out = e;
+    return 0;
+}
+
 static int add_sensor(struct record_settings *s, const char *spec,
                       char *err, size_t errlen)
 {
@@ -132,7 +266,7 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
 {
     FILE *f = fopen(path, "r");
     char *line = NULL, msg[512];
-    size_t size = 0, lineno = 0;
+    size_t size = 0, lineno = 0, before = s->nsensors + s->nsensor_cmds;
     int rc = 0;
 
     if (!f) {
@@ -142,13 +276,21 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
     while (getline(&line, &size, f) >= 0) {
         lineno++;
         char *p = line + strspn(line, " \t");
-        if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
+        p[strcspn(p, "\r\n")] = '\0';
+        if (*p == '#' || *p == '\0')
             continue;
         if (*p == '!') {
-            snprintf(err, errlen, "%s:%zu: !COMMAND lines are not supported "
-                     "by this version of tb-record", path, lineno);
-            rc = -1;
-            break;
+            if (!p[1 + strspn(p + 1, " \t")]) {
+                snprintf(err, errlen, "%s:%zu: '!' without a command", path, lineno);
+                rc = -1;
+                break;
+            }
+            if (push_string(&s->sensor_cmds, &s->nsensor_cmds, p + 1) < 0) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            continue;
         }
         if (add_sensor(s, p, msg, sizeof msg) < 0) {
             snprintf(err, errlen, "%s:%zu: %s", path, lineno, msg);
@@ -160,6 +302,9 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
         snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }
+    /* An empty sensors file (/dev/null) asks for no sensor at all. */
+    if (rc == 0 && s->nsensors + s->nsensor_cmds == before)
+        s->no_sensors = 1;
     free(line);
     fclose(f);
     return rc;
@@ -167,7 +312,10 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
 
 int record_parse_arguments(int argc, char **argv, struct record_settings *s)
 {
-    enum { OPT_SYSFS_ROOT = 256 };
+    enum {
+        OPT_SYSFS_ROOT = 256, OPT_PROCFS_ROOT, OPT_SCHED_DEADLINE, OPT_UNBUFFERED,
+        OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META,
+    };
     static const struct option options[] = {
         {"time", required_argument, NULL, 't'},
         {"period", required_argument, NULL, 'p'},
@@ -177,26 +325,48 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         {"sensor", required_argument, NULL, 'S'},
         {"sensors_file", required_argument, NULL, 's'},
         {"column", required_argument, NULL, 'c'},
+        {"stdout", no_argument, NULL, 'l'},
+        {"exec", required_argument, NULL, 'e'},
+        {"exec-wait", no_argument, NULL, 'E'},
+        {"cpu-usage", no_argument, NULL, 'u'},
+        {"wait", required_argument, NULL, 'w'},
+        {"wait-timeout", required_argument, NULL, 'W'},
+        {"fan-cmd", required_argument, NULL, 'f'},
+        {"fan-on", optional_argument, NULL, 'F'},
+        {"randomize", no_argument, NULL, 'r'},
+        {"sched-deadline", optional_argument, NULL, OPT_SCHED_DEADLINE},
+        {"unbuffered", no_argument, NULL, OPT_UNBUFFERED},
+        {"fsync", no_argument, NULL, OPT_FSYNC},
+        {"all-sensors", no_argument, NULL, 'A'},
+        {"list-sensors", no_argument, NULL, OPT_LIST_SENSORS},
         {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
+        {"procfs-root", required_argument, NULL, OPT_PROCFS_ROOT},
+        {"meta", required_argument, NULL, OPT_META},
+        {"no-meta", no_argument, NULL, OPT_NO_META},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     char err[1024];
     int c;
+    double x;
 
-    *s = (struct record_settings){.period_ms = 1000, .output_dir = ".",
-                                  .argc = argc, .argv = argv};
+    *s = (struct record_settings){
+        .period_ms = 1000, .output_dir = ".", .wait_temp = NAN,
+        .wait_timeout_s = 600, .fan_on = -1, .argc = argc, .argv = argv,
+    };
     opterr = 0;
     /* "+": options end at the benchmark's name, as in thermobench. */
-    while ((c = getopt_long(argc, argv, "+:t:p:o:O:n:S:s:c:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:t:p:o:O:n:S:s:c:le:Euw:W:f:F::rAvhV",
+                            options, NULL)) != -1) {
         switch (c) {
         case 't':
-            if (parse_positive(optarg, &s->time_limit_s) < 0)
+            if (parse_number(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0))
                 return usage_error("--time wants a positive number of seconds, not ", optarg);
             break;
         case 'p':
-            if (parse_positive(optarg, &s->period_ms) < 0)
+            if (parse_number(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.001))
                 return usage_error("--period wants a positive number of milliseconds, not ", optarg);
             break;
         case 'o': s->output_dir = optarg; break;
@@ -211,10 +381,66 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("--sensors_file: ", err);
             break;
         case 'c':
-            if (push_string(&s->columns, &s->ncolumns, strdup(optarg)) < 0)
+            if (push_string(&s->columns, &s->ncolumns, optarg) < 0)
                 return usage_error("out of memory", NULL);
             break;
+        case 'l': s->stdout_column = 1; break;
+        case 'e': {
+            struct exec_spec e;
+            if (record_parse_exec_spec(optarg, &e, err, sizeof err) < 0)
+                return usage_error("--exec: ", err);
+            struct exec_spec *ne = realloc(s->execs, (s->nexecs + 1) * sizeof *ne);
+            if (!ne) {
+                exec_spec_free(&e);
+                return usage_error("out of memory", NULL);
+            }
+            s->execs = ne;
+            ne[s->nexecs++] = e;
+            break;
+        }
+        case 'E': s->exec_wait = 1; break;
+        case 'u': s->cpu_usage = 1; break;
+        case 'w':
+            if (parse_number(optarg, &s->wait_temp) < 0)
+                return usage_error("--wait wants a temperature in °C, not ", optarg);
+            break;
+        case 'W':
+            if (parse_number(optarg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0))
+                return usage_error("--wait-timeout wants a positive number of seconds, not ", optarg);
+            break;
+        case 'f': s->fan_cmd = optarg; break;
+        case 'F':
+            s->fan_on = 1;
+            if (optarg && (parse_number(optarg, &s->fan_on) < 0 || s->fan_on < 0 || s->fan_on > 1))
+                return usage_error("--fan-on wants a speed from 0 to 1, not ", optarg);
+            break;
+        case 'r': s->randomize = 1; break;
+        case OPT_SCHED_DEADLINE:
+            s->sched_deadline = 1;
+            if (optarg && (parse_number(optarg, &x) < 0 || !(x > 0 && x <= 100)))
+                return usage_error("--sched-deadline wants a budget in % of the period, not ", optarg);
+            if (optarg)
+                s->sched_deadline = x;
+            break;
+        case OPT_UNBUFFERED: s->unbuffered = 1; break;
+        case OPT_FSYNC: s->fsync = 1; break;
+        case 'A': s->all_sensors = 1; break;
+        case OPT_LIST_SENSORS: s->list_sensors = 1; break;
         case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;
+        case OPT_PROCFS_ROOT: s->procfs_root = optarg; break;
+        case OPT_META: {
+            const char *eq = strchr(optarg, '=');
+            size_t klen = eq ? (size_t)(eq - optarg) : 0;
+            if (!eq || klen == 0 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen ||
+                strchr(optarg, '\n'))
+                return usage_error("--meta wants KEY=VALUE with a key of letters, digits and _.-, not ", optarg);
+            if (push_string(&s->metas, &s->nmetas, optarg) < 0)
+                return usage_error("out of memory", NULL);
+            break;
+        }
+        case OPT_NO_META: s->no_meta = 1; break;
+        case 'v': s->verbose = 1; break;
         case 'h':
             fputs(usage_text, stdout);
             return RECORD_EXIT_OK;
@@ -229,8 +455,14 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
     }
     if (optind < argc)
         s->bench_argv = &argv[optind];
-    if (!s->bench_argv && s->time_limit_s == 0 && s->ncolumns > 0)
-        return usage_error("--column needs a benchmark to read KEY=VALUE lines from", NULL);
+    if (s->list_sensors)
+        return -1;
+    if (!s->bench_argv && (s->ncolumns > 0 || s->stdout_column))
+        return usage_error("--column and --stdout need a benchmark to read lines from", NULL);
+    if (s->fan_on >= 0 && !s->fan_cmd)
+        return usage_error("--fan-on needs --fan-cmd", NULL);
+    if (!isnan(s->wait_temp) && s->no_sensors)
+        return usage_error("--wait needs a sensor to read", NULL);
     return -1;
 }
 
@@ -242,7 +474,16 @@ void record_settings_free(struct record_settings *s)
         free(s->sensors[i].unit);
     }
     free(s->sensors);
+    for (size_t i = 0; i < s->nsensor_cmds; i++)
+        free(s->sensor_cmds[i]);
+    free(s->sensor_cmds);
     for (size_t i = 0; i < s->ncolumns; i++)
         free(s->columns[i]);
     free(s->columns);
+    for (size_t i = 0; i < s->nexecs; i++)
+        exec_spec_free(&s->execs[i]);
+    free(s->execs);
+    for (size_t i = 0; i < s->nmetas; i++)
+        free(s->metas[i]);
+    free(s->metas);
 }

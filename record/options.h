@@ -1,6 +1,6 @@
 /*
- * options.h -- tb-record's settings and the parsers of its command line
- * and sensors files.
+ * options.h -- tb-record's settings and the parsers of its command line,
+ * its sensors files and its --exec specifications.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -24,6 +24,19 @@ struct sensor_spec {
     char *unit;   /* NULL: the unit the sensor's kind implies */
 };
 
+/* A column fed by a helper command (--exec) or a sensors-file command. */
+struct exec_column {
+    char *name;
+    int is_key;      /* "KEY=": takes the helper's KEY=VALUE lines */
+    int keep_last;   /* "@COL": the last value goes into the next sample row */
+};
+
+struct exec_spec {
+    char *cmd;
+    struct exec_column *cols;
+    size_t ncols;
+};
+
 struct record_settings {
     double time_limit_s;       /* 0: until the benchmark ends */
     double period_ms;
@@ -31,10 +44,33 @@ struct record_settings {
     const char *output;        /* file, "-" for stdout; NULL: DIR/NAME.csv */
     const char *name;
     const char *sysfs_root;    /* stands for /sys in sensor paths */
+    const char *procfs_root;   /* stands for /proc */
     struct sensor_spec *sensors;
     size_t nsensors;
+    int no_sensors;            /* a sensors file of /dev/null: none at all */
+    char **sensor_cmds;        /* "!COMMAND" lines of sensors files */
+    size_t nsensor_cmds;
     char **columns;            /* KEYs of the benchmark's KEY=VALUE lines */
     size_t ncolumns;
+    int stdout_column;         /* -l: other benchmark lines to "stdout" */
+    struct exec_spec *execs;
+    size_t nexecs;
+    int exec_wait;
+    int cpu_usage;
+    double wait_temp;          /* NaN: do not wait */
+    double wait_timeout_s;
+    const char *fan_cmd;
+    double fan_on;             /* fan speed during the benchmark; <0: off */
+    int randomize;
+    double sched_deadline;     /* budget in % of the period; 0: not used */
+    int unbuffered;
+    int fsync;
+    int verbose;
+    int list_sensors;
+    int all_sensors;
+    char **metas;              /* "KEY=VALUE" */
+    size_t nmetas;
+    int no_meta;
     char **bench_argv;         /* NULL when no benchmark is run */
     char **argv;               /* our own command line, for the CSV */
     int argc;
@@ -47,6 +83,10 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s);
 /* Parse "FILE [NAME [UNIT]]"; 0, or -1 with a message in ERR. */
 int record_parse_sensor_spec(const char *spec, struct sensor_spec *out,
                              char *err, size_t errlen);
+
+/* Parse "[(COL[,COL...])]CMD"; 0, or -1 with a message in ERR. */
+int record_parse_exec_spec(const char *spec, struct exec_spec *out,
+                           char *err, size_t errlen);
 
 /* Add the sensors of a sensors file; 0, or -1 with "FILE:LINE: ..." in ERR. */
 int record_read_sensors_file(const char *path, struct record_settings *s,

@@ -1,5 +1,5 @@
 /*
- * sensor.c -- open sensor files once and re-read them with pread().
+ * sensor.c -- find sensor files, open them once, re-read them with pread().
  *
  * sysfs regenerates an attribute's text on every read at offset 0, so one
  * pread() per sample replaces the open/fstat/read/close that thermobench
@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,15 +20,28 @@
 
 #include "sensor.h"
 
-/* PATH with a leading /sys/ moved under ROOT. */
-static char *map_path(const char *root, const char *path)
+/* A sensor found by looking through /sys. */
+struct found {
+    char *path;         /* as under /sys, before the root is applied */
+    char *name;
+    const char *unit;
+    enum sensor_kind kind;
+    char *max_path;     /* max_energy_range_uj of a RAPL counter, or NULL */
+};
+
+struct found_list {
+    struct found *v;
+    size_t n;
+};
+
+/* PATH with a leading /sys/ or /proc/ moved under the given roots. */
+static char *map_path(const struct record_settings *s, const char *path)
 {
     char *out = NULL;
-    if (root && strncmp(path, "/sys/", 5) == 0) {
-        if (asprintf(&out, "%s/%s", root, path + 5) < 0)
-            return NULL;
-        return out;
-    }
+    if (s->sysfs_root && strncmp(path, "/sys/", 5) == 0)
+        return asprintf(&out, "%s/%s", s->sysfs_root, path + 5) < 0 ? NULL : out;
+    if (s->procfs_root && strncmp(path, "/proc/", 6) == 0)
+        return asprintf(&out, "%s/%s", s->procfs_root, path + 6) < 0 ? NULL : out;
     return strdup(path);
 }
 
@@ -37,6 +51,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The first line of a small file, or NULL. */
 static char *read_small_file(const char *path)
 {
     char buf[256];
@@ -92,25 +107,288 @@ static const char *default_unit(const char *path)
     if ((strncmp(base, "energy", 6) == 0 && ends_with(base, "_input")) ||
         strcmp(base, "energy_uj") == 0)
         return "µJ";
+    if (strncmp(base, "curr", 4) == 0 && ends_with(base, "_input"))
+        return "mA";
+    if (strncmp(base, "in", 2) == 0 && ends_with(base, "_input"))
+        return "mV";
     if (ends_with(base, "cur_freq"))
         return "kHz";
     return NULL;
 }
 
-static int sensor_init(struct sensor *sn, const struct record_settings *s,
-                       const struct sensor_spec *spec, char *err, size_t errlen)
+/* --- discovery ------------------------------------------------------------- */
+
+static int add_found(struct found_list *l, char *path, char *name, const char *unit,
+                     enum sensor_kind kind, char *max_path)
 {
-    sn->fd = -1;
-    if (!(sn->path = map_path(s->sysfs_root, spec->path))) {
+    struct found *nv = path && name ? realloc(l->v, (l->n + 1) * sizeof *nv) : NULL;
+    if (!nv) {
+        free(path);
+        free(name);
+        free(max_path);
+        return -1;
+    }
+    l->v = nv;
+    nv[l->n++] = (struct found){path, name, unit, kind, max_path};
+    return 0;
+}
+
+static void found_free(struct found_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].path);
+        free(l->v[i].name);
+        free(l->v[i].max_path);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+/* Entries of DIR (under the roots) starting with PREFIX, in natural order
+ * (thermal_zone2 before thermal_zone10). */
+static int natural_compare(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    while (*x && *y) {
+        if (isdigit((unsigned char)*x) && isdigit((unsigned char)*y)) {
+            char *ex, *ey;
+            unsigned long nx = strtoul(x, &ex, 10), ny = strtoul(y, &ey, 10);
+            if (nx != ny)
+                return nx < ny ? -1 : 1;
+            x = ex;
+            y = ey;
+        } else {
+            if (*x != *y)
+                return (unsigned char)*x - (unsigned char)*y;
+            x++;
+            y++;
+        }
+    }
+    return (unsigned char)*x - (unsigned char)*y;
+}
+
+static size_t list_dir(const struct record_settings *s, const char *dir,
+                       const char *prefix, char ***names)
+{
+    char *real = map_path(s, dir);
+    DIR *d = real ? opendir(real) : NULL;
+    struct dirent *e;
+    size_t n = 0;
+
+    *names = NULL;
+    free(real);
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || e->d_name[0] == '.')
+            continue;
+        char **nv = realloc(*names, (n + 1) * sizeof *nv);
+        if (!nv || !(nv[n] = strdup(e->d_name))) {
+            if (nv)
+                *names = nv;
+            break;
+        }
+        *names = nv;
+        n++;
+    }
+    closedir(d);
+    qsort(*names, n, sizeof **names, natural_compare);
+    return n;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static char *read_under_root(const struct record_settings *s, const char *path)
+{
+    char *real = map_path(s, path);
+    char *text = real ? read_small_file(real) : NULL;
+    free(real);
+    return text;
+}
+
+static void find_thermal_zones(const struct record_settings *s, struct found_list *l)
+{
+    char **zones;
+    size_t n = list_dir(s, "/sys/class/thermal", "thermal_zone", &zones);
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL, *type_path = NULL;
+        if (asprintf(&path, "/sys/class/thermal/%s/temp", zones[i]) < 0)
+            continue;
+        char *name = NULL;
+        if (asprintf(&type_path, "/sys/class/thermal/%s/type", zones[i]) >= 0) {
+            name = read_under_root(s, type_path);
+            free(type_path);
+        }
+        add_found(l, path, name ? name : strdup(zones[i]), "m°C", SENSOR_FILE, NULL);
+    }
+    free_names(zones, n);
+}
+
+/* "coretemp" + "Package id 0" -> "coretemp_Package_id_0" */
+static char *sensor_name(const char *chip, const char *label)
+{
+    char *name = NULL;
+    if (asprintf(&name, "%s_%s", chip, label) < 0)
+        return NULL;
+    for (char *p = name; *p; p++)
+        if (isspace((unsigned char)*p) || *p == ',' || *p == '/' || *p == '"')
+            *p = '_';
+    return name;
+}
+
+static void find_hwmon(const struct record_settings *s, struct found_list *l)
+{
+    static const struct {
+        const char *prefix, *suffix, *unit;
+        enum sensor_kind kind;
+    } attrs[] = {
+        {"temp", "_input", "m°C", SENSOR_FILE},
+        {"power", "_input", "µW", SENSOR_FILE},
+        {"power", "_average", "µW", SENSOR_FILE},
+        {"energy", "_input", "W", SENSOR_POWER},
+        {"curr", "_input", "mA", SENSOR_FILE},
+        {"in", "_input", "mV", SENSOR_FILE},
+    };
+    char **chips;
+    size_t nchips = list_dir(s, "/sys/class/hwmon", "hwmon", &chips);
+    for (size_t c = 0; c < nchips; c++) {
+        char *dir = NULL, *chip = NULL, *name_path = NULL;
+        if (asprintf(&dir, "/sys/class/hwmon/%s", chips[c]) < 0)
+            continue;
+        if (asprintf(&name_path, "%s/name", dir) >= 0) {
+            chip = read_under_root(s, name_path);
+            free(name_path);
+        }
+        char **files;
+        size_t nfiles = list_dir(s, dir, "", &files);
+        for (size_t f = 0; f < nfiles; f++) {
+            for (size_t a = 0; a < sizeof attrs / sizeof attrs[0]; a++) {
+                const char *fn = files[f];
+                size_t plen = strlen(attrs[a].prefix);
+                if (strncmp(fn, attrs[a].prefix, plen) != 0 || !isdigit((unsigned char)fn[plen]) ||
+                    !ends_with(fn, attrs[a].suffix))
+                    continue;
+                char *base = strndup(fn, strcspn(fn, "_"));   /* "temp1" */
+                char *label_path = NULL, *label = NULL, *path = NULL;
+                if (base && asprintf(&label_path, "%s/%s_label", dir, base) >= 0) {
+                    label = read_under_root(s, label_path);
+                    free(label_path);
+                }
+                char *name = sensor_name(chip ? chip : chips[c], label ? label : base ? base : fn);
+                if (name && attrs[a].kind == SENSOR_POWER) {
+                    char *p = NULL;
+                    if (asprintf(&p, "%s_power", name) >= 0) {
+                        free(name);
+                        name = p;
+                    }
+                }
+                if (asprintf(&path, "%s/%s", dir, fn) >= 0)
+                    add_found(l, path, name, attrs[a].unit, attrs[a].kind, NULL);
+                else
+                    free(name);
+                free(label);
+                free(base);
+            }
+        }
+        free_names(files, nfiles);
+        free(chip);
+        free(dir);
+    }
+    free_names(chips, nchips);
+}
+
+static void find_cpufreq(const struct record_settings *s, struct found_list *l)
+{
+    char **cpus;
+    size_t n = list_dir(s, "/sys/devices/system/cpu", "cpu", &cpus);
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)cpus[i][3]))
+            continue;
+        char *path = NULL, *name = NULL;
+        if (asprintf(&path, "/sys/devices/system/cpu/%s/cpufreq/scaling_cur_freq", cpus[i]) < 0)
+            continue;
+        char *real = map_path(s, path);
+        if (!real || access(real, F_OK) != 0 || asprintf(&name, "%s_freq", cpus[i]) < 0) {
+            free(real);
+            free(path);
+            continue;
+        }
+        free(real);
+        add_found(l, path, name, "kHz", SENSOR_FILE, NULL);
+    }
+    free_names(cpus, n);
+}
+
+static void find_rapl(const struct record_settings *s, struct found_list *l)
+{
+    char **zones;
+    size_t n = list_dir(s, "/sys/class/powercap", "intel-rapl:", &zones);
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL, *name_path = NULL, *max_path = NULL, *name = NULL;
+        if (asprintf(&path, "/sys/class/powercap/%s/energy_uj", zones[i]) < 0)
+            continue;
+        if (asprintf(&name_path, "/sys/class/powercap/%s/name", zones[i]) >= 0) {
+            char *zone_name = read_under_root(s, name_path);
+            name = sensor_name("rapl", zone_name ? zone_name : zones[i]);
+            free(zone_name);
+            free(name_path);
+        }
+        char *p = NULL;
+        if (name && asprintf(&p, "%s_power", name) >= 0) {
+            free(name);
+            name = p;
+        }
+        if (asprintf(&max_path, "/sys/class/powercap/%s/max_energy_range_uj", zones[i]) < 0)
+            max_path = NULL;
+        add_found(l, path, name, "W", SENSOR_POWER, max_path);
+    }
+    free_names(zones, n);
+}
+
+static void find_all(const struct record_settings *s, struct found_list *l, int all)
+{
+    find_thermal_zones(s, l);
+    if (!all)
+        return;
+    find_hwmon(s, l);
+    find_cpufreq(s, l);
+    find_rapl(s, l);
+}
+
+void sensors_list(const struct record_settings *s, FILE *f)
+{
+    struct found_list l = {0};
+    find_all(s, &l, 1);
+    for (size_t i = 0; i < l.n; i++)
+        fprintf(f, "%s\t%s\t%s%s\n", l.v[i].name, l.v[i].unit, l.v[i].path,
+                l.v[i].kind == SENSOR_POWER ? "\t(power from this energy counter)" : "");
+    found_free(&l);
+}
+
+/* --- opening and reading ------------------------------------------------------ */
+
+static int sensor_init(struct sensor *sn, const struct record_settings *s,
+                       const struct found *spec, const char *name, const char *unit,
+                       char *err, size_t errlen)
+{
+    sn->kind = spec->kind;
+    if (!(sn->path = map_path(s, spec->path))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    char *name = spec->name ? strdup(spec->name) : default_name(sn->path);
-    const char *unit = spec->unit ? spec->unit : default_unit(sn->path);
-    int rc = name ? (unit ? asprintf(&sn->header, "%s/%s", name, unit)
-                          : asprintf(&sn->header, "%s", name))
-                  : -1;
-    free(name);
+    char *dname = name ? strdup(name) : default_name(sn->path);
+    if (!unit)
+        unit = default_unit(sn->path);
+    int rc = dname ? (unit ? asprintf(&sn->header, "%s/%s", dname, unit)
+                           : asprintf(&sn->header, "%s", dname))
+                   : -1;
+    free(dname);
     if (rc < 0) {
         sn->header = NULL;
         snprintf(err, errlen, "out of memory");
@@ -120,63 +398,10 @@ static int sensor_init(struct sensor *sn, const struct record_settings *s,
         snprintf(err, errlen, "sensor %s: cannot open: %s", sn->path, strerror(errno));
         return -1;
     }
-    return 0;
-}
-
-static int zone_number(const char *name)
-{
-    return atoi(name + strlen("thermal_zone"));
-}
-
-static int compare_zones(const void *a, const void *b)
-{
-    return zone_number(*(char *const *)a) - zone_number(*(char *const *)b);
-}
-
-/* Every thermal_zoneN/temp, in zone order. */
-static int thermal_zone_specs(const struct record_settings *s,
-                              struct sensor_spec **specs, size_t *n,
-                              char *err, size_t errlen)
-{
-    char *dir_path = map_path(s->sysfs_root, "/sys/class/thermal");
-    DIR *dir = dir_path ? opendir(dir_path) : NULL;
-    char **zones = NULL;
-    size_t nz = 0;
-    struct dirent *e;
-
-    if (!dir) {
-        snprintf(err, errlen, "no sensor given and %s cannot be read: %s "
-                 "(use -S FILE)", dir_path ? dir_path : "/sys/class/thermal",
-                 strerror(errno));
-        free(dir_path);
-        return -1;
-    }
-    while ((e = readdir(dir))) {
-        if (strncmp(e->d_name, "thermal_zone", 12) != 0)
-            continue;
-        char **nzones = realloc(zones, (nz + 1) * sizeof *zones);
-        if (!nzones)
-            break;
-        zones = nzones;
-        if (!(zones[nz] = strdup(e->d_name)))
-            break;
-        nz++;
-    }
-    closedir(dir);
-    qsort(zones, nz, sizeof *zones, compare_zones);
-    *specs = calloc(nz ? nz : 1, sizeof **specs);
-    for (size_t i = 0; i < nz; i++) {
-        if (*specs && asprintf(&(*specs)[i].path, "/sys/class/thermal/%s/temp",
-                               zones[i]) < 0)
-            (*specs)[i].path = NULL;
-        free(zones[i]);
-    }
-    free(zones);
-    free(dir_path);
-    *n = nz;
-    if (nz == 0) {
-        snprintf(err, errlen, "no sensor given and no thermal zone found (use -S FILE)");
-        return -1;
+    if (spec->max_path) {
+        char *max = read_under_root(s, spec->max_path);
+        sn->max_energy = max ? strtod(max, NULL) : 0;
+        free(max);
     }
     return 0;
 }
@@ -192,8 +417,7 @@ static int make_headers_unique(struct sensor *sensors, size_t n)
             continue;
         char *h = NULL, *slash = strchr(sensors[i].header, '/');
         int len = slash ? (int)(slash - sensors[i].header) : (int)strlen(sensors[i].header);
-        if (asprintf(&h, "%.*s_%zu%s", len, sensors[i].header, i,
-                     slash ? slash : "") < 0)
+        if (asprintf(&h, "%.*s_%zu%s", len, sensors[i].header, i, slash ? slash : "") < 0)
             return -1;
         free(sensors[i].header);
         sensors[i].header = h;
@@ -204,16 +428,20 @@ static int make_headers_unique(struct sensor *sensors, size_t n)
 int sensors_open(const struct record_settings *s, struct sensor **out,
                  size_t *n, char *err, size_t errlen)
 {
-    struct sensor_spec *zones = NULL;
-    const struct sensor_spec *specs = s->sensors;
-    size_t count = s->nsensors;
+    struct found_list l = {0};
+    size_t count;
 
+    *out = NULL;
+    *n = 0;
+    if (s->all_sensors || (s->nsensors == 0 && !s->no_sensors && s->nsensor_cmds == 0))
+        find_all(s, &l, s->all_sensors);
+    count = l.n + s->nsensors;
     if (count == 0) {
-        if (thermal_zone_specs(s, &zones, &count, err, errlen) < 0) {
-            free(zones);
-            return -1;
-        }
-        specs = zones;
+        if (s->no_sensors || s->nsensor_cmds > 0)
+            return 0;
+        snprintf(err, errlen, "no sensor given and no thermal zone found under %s "
+                 "(use -S FILE)", s->sysfs_root ? s->sysfs_root : "/sys");
+        return -1;
     }
     struct sensor *sensors = calloc(count, sizeof *sensors);
     int rc = sensors ? 0 : -1;
@@ -222,20 +450,20 @@ int sensors_open(const struct record_settings *s, struct sensor **out,
     for (size_t i = 0; sensors && i < count; i++)
         sensors[i].fd = -1;
     for (size_t i = 0; i < count && rc == 0; i++) {
-        if (!specs[i].path) {
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
+        if (i < s->nsensors) {
+            const struct sensor_spec *sp = &s->sensors[i];
+            struct found f = {.path = sp->path, .kind = SENSOR_FILE};
+            rc = sensor_init(&sensors[i], s, &f, sp->name, sp->unit, err, errlen);
         } else {
-            rc = sensor_init(&sensors[i], s, &specs[i], err, errlen);
+            const struct found *f = &l.v[i - s->nsensors];
+            rc = sensor_init(&sensors[i], s, f, f->name, f->unit, err, errlen);
         }
     }
     if (rc == 0 && make_headers_unique(sensors, count) < 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    for (size_t i = 0; zones && i < count; i++)
-        free(zones[i].path);
-    free(zones);
+    found_free(&l);
     if (rc < 0) {
         sensors_close(sensors, count);
         return -1;
@@ -245,31 +473,46 @@ int sensors_open(const struct record_settings *s, struct sensor **out,
     return 0;
 }
 
-static int is_number(const char *s)
+/* The first number in BUF, trimmed in place; 0, or -1 when there is none. */
+static int first_number(char *buf)
 {
-    char *end;
-    if (!*s)
-        return 0;
-    strtod(s, &end);
-    return *end == '\0';
-}
-
-int sensor_read(struct sensor *sensor, char *buf, size_t size)
-{
-    ssize_t n = pread(sensor->fd, buf, size - 1, 0);
-    if (n < 0) {
-        snprintf(buf, size, "nan");
-        return -1;
-    }
-    buf[n] = '\0';
-    char *p = buf + strspn(buf, " \t");
+    char *p = buf + strspn(buf, " \t\r\n");
     size_t len = strcspn(p, " \t\r\n");
     memmove(buf, p, len);
     buf[len] = '\0';
-    if (!is_number(buf)) {
+    char *end;
+    if (len == 0)
+        return -1;
+    strtod(buf, &end);
+    return *end == '\0' ? 0 : -1;
+}
+
+int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size)
+{
+    ssize_t n = pread(sensor->fd, buf, size - 1, 0);
+    if (n >= 0)
+        buf[n] = '\0';
+    if (n < 0 || first_number(buf) < 0) {
         snprintf(buf, size, "nan");
+        sensor->have_prev = 0;
         return -1;
     }
+    if (sensor->kind == SENSOR_FILE)
+        return 0;
+
+    double energy = strtod(buf, NULL);
+    int have = sensor->have_prev;
+    double de = energy - sensor->prev_energy;
+    double dt = (double)(now_ns - sensor->prev_ns) / 1e9;
+    sensor->prev_energy = energy;
+    sensor->prev_ns = now_ns;
+    sensor->have_prev = 1;
+    if (de < 0 && sensor->max_energy > 0)
+        de += sensor->max_energy;   /* the counter wrapped */
+    if (!have || !(dt > 0) || de < 0)
+        buf[0] = '\0';              /* no power yet */
+    else
+        snprintf(buf, size, "%.6g", de / dt / 1e6);
     return 0;
 }
 

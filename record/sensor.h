@@ -1,5 +1,6 @@
 /*
- * sensor.h -- sysfs and procfs files sampled by tb-record.
+ * sensor.h -- sysfs and procfs files sampled by tb-record, and the power
+ * derived from cumulative energy counters.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -7,25 +8,43 @@
 #define TB_RECORD_SENSOR_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "options.h"
 
-struct sensor {
-    char *path;     /* the file opened, after --sysfs-root */
-    char *header;   /* NAME/UNIT as it goes into the CSV header */
-    int fd;
-    int failing;    /* the last read failed (reported once per failure) */
+enum sensor_kind {
+    SENSOR_FILE,    /* the file's first number, as written */
+    SENSOR_POWER,   /* W from a cumulative µJ counter: ΔE/Δt */
 };
 
-/* Open the sensors S asks for, or every thermal zone when it names none.
- * Returns 0, or -1 with a message in ERR. */
+struct sensor {
+    enum sensor_kind kind;
+    char *path;         /* the file opened, after --sysfs-root */
+    char *header;       /* NAME/UNIT as it goes into the CSV header */
+    int fd;
+    int failing;        /* the last read failed (reported once per failure) */
+    double max_energy;  /* µJ at which the counter wraps; 0: unknown */
+    double prev_energy; /* µJ, and when, for SENSOR_POWER */
+    int64_t prev_ns;
+    int have_prev;
+};
+
+/* Open the sensors S asks for: -S and sensors files, every sensor found
+ * with -A, or every thermal zone when nothing is named.  0, or -1 with a
+ * message in ERR (a file that does not exist, say). */
 int sensors_open(const struct record_settings *s, struct sensor **out,
                  size_t *n, char *err, size_t errlen);
 
-/* Read SENSOR's current value into BUF as the text the kernel gave
- * ("41300"); "nan" when it cannot be read or is not a number.  Returns 0,
- * or -1 when the read failed (BUF holds "nan"). */
-int sensor_read(struct sensor *sensor, char *buf, size_t size);
+/* Read SENSOR at time NOW_NS into BUF: the kernel's text for a file
+ * ("41300"), a power with 6 digits, "nan" when it cannot be read, "" when
+ * there is no value yet (a power's first sample).  Returns 0, or -1 when
+ * the read failed. */
+int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size);
+
+/* Print every sensor found under S's roots, one "NAME\tUNIT\tPATH" line
+ * each, to F. */
+void sensors_list(const struct record_settings *s, FILE *f);
 
 void sensors_close(struct sensor *sensors, size_t n);
 

@@ -2,49 +2,91 @@
  * tb-record -- run a benchmark and sample sensors on a fixed period into a
  * CSV file in the thermobench format.  Runs on the board: libc only.
  *
- * Sampling deadlines are absolute (start + k * period on CLOCK_MONOTONIC),
+ * Sampling deadlines are absolute (start + k·period on CLOCK_MONOTONIC),
  * so the period never drifts; a deadline that has already passed when the
- * recorder wakes is counted as missed and reported, never silently made up.
+ * recorder wakes is sampled late, at its true time, and counted.  Between
+ * deadlines one ppoll() waits on the benchmark's and the helpers' output
+ * and on the signals, which are blocked everywhere else so that none is
+ * lost between a check and the wait.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "benchmark.h"
+#include "cpu_load.h"
 #include "csv_writer.h"
 #include "options.h"
+#include "process.h"
 #include "sensor.h"
 
 #define VALUE_MAX 64
+#define MAX_FDS 64
 
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig) { stop_signal = sig; }
 static void on_child(int sig) { (void)sig; }
 
+/* A helper run with --exec, and where its lines go. */
+struct helper {
+    const struct exec_spec *spec;
+    struct process proc;
+    size_t first_col;       /* its columns are first_col .. + spec->ncols */
+    int running;
+};
+
+/* A sensors-file command: run at every sample, its KEY=VALUE lines fill
+ * the columns found when it was first run. */
+struct sensor_cmd {
+    const char *cmd;
+    size_t first_col, ncols;
+    char **keys;
+};
+
 struct recorder {
     const struct record_settings *s;
     struct sensor *sensors;
     size_t nsensors;
-    char (*text)[VALUE_MAX];    /* one buffer per sensor */
-    const char **values;
+    struct cpu_load cpu;
+    int have_cpu;
+    struct sensor_cmd *cmds;
+    size_t ncmds;
+    struct helper *helpers;
+    size_t nhelpers;
+
+    const char **headers;   /* every column after time */
+    char **owned_headers;   /* the ones built here */
+    size_t ncols;
+    size_t col_cpu, col_cmds, col_bench, col_stdout, col_exec;
+
+    char (*text)[VALUE_MAX];    /* a value buffer per column */
+    const char **cells;         /* the row being written */
+    char **pending;             /* @COL values waiting for a sample row */
+
     struct csv_writer out;
-    struct benchmark bench;
+    struct process bench;
     int have_bench;
     int64_t t0_ns;
     int write_failed;
     FILE *echo;                 /* where other benchmark lines go */
+    uint64_t rng;
+    long long samples, missed, rows;
+    int progress;
 };
 
 static int64_t now_ns(void)
@@ -54,41 +96,101 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static double elapsed_ms(const struct recorder *r, int64_t t)
-{
-    return (double)(t - r->t0_ns) / 1e6;
-}
-
-static void write_row(struct recorder *r, int64_t t, size_t from,
-                      const char *const *values, size_t n)
+static void write_cells(struct recorder *r, int64_t t)
 {
     if (r->write_failed)
         return;
-    if (csvw_row(&r->out, elapsed_ms(r, t), from, values, n) < 0) {
-        fprintf(stderr, "tb-record: %s: write error: %s\n",
-                r->out.path, strerror(errno));
+    if (csvw_row(&r->out, t, (double)(t - r->t0_ns) / 1e6, r->cells) < 0) {
+        fprintf(stderr, "tb-record: %s: write error: %s\n", r->out.path, strerror(errno));
         r->write_failed = 1;
+    }
+    r->rows++;
+}
+
+/* A row with only column COL filled: a value the benchmark or a helper
+ * printed. */
+static void write_event(struct recorder *r, size_t col, const char *value)
+{
+    memset(r->cells, 0, r->ncols * sizeof *r->cells);
+    r->cells[col] = value;
+    write_cells(r, now_ns());
+}
+
+static void report_sensor(struct sensor *sn, int rc)
+{
+    if (rc < 0 && !sn->failing)
+        fprintf(stderr, "tb-record: sensor %s: cannot read a number (recording nan)\n", sn->path);
+    else if (rc == 0 && sn->failing)
+        fprintf(stderr, "tb-record: sensor %s: readable again\n", sn->path);
+    sn->failing = rc < 0;
+}
+
+struct cmd_line_ctx {
+    struct recorder *r;
+    struct sensor_cmd *c;
+};
+
+static void on_cmd_line(void *ctx, char *line)
+{
+    struct cmd_line_ctx *x = ctx;
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return;
+    *eq = '\0';
+    for (size_t k = 0; k < x->c->ncols; k++) {
+        if (strcmp(x->c->keys[k], line) == 0) {
+            snprintf(x->r->text[x->c->first_col + k], VALUE_MAX, "%s", eq + 1);
+            x->r->cells[x->c->first_col + k] = x->r->text[x->c->first_col + k];
+        }
     }
 }
 
 static void sample(struct recorder *r)
 {
     int64_t t = now_ns();
+    memset(r->cells, 0, r->ncols * sizeof *r->cells);
     for (size_t i = 0; i < r->nsensors; i++) {
-        struct sensor *sn = &r->sensors[i];
-        int rc = sensor_read(sn, r->text[i], VALUE_MAX);
-        if (rc < 0 && !sn->failing)
-            fprintf(stderr, "tb-record: sensor %s: cannot read a number "
-                    "(recording nan)\n", sn->path);
-        else if (rc == 0 && sn->failing)
-            fprintf(stderr, "tb-record: sensor %s: readable again\n", sn->path);
-        sn->failing = rc < 0;
-        r->values[i] = r->text[i];
+        report_sensor(&r->sensors[i], sensor_read(&r->sensors[i], t, r->text[i], VALUE_MAX));
+        r->cells[i] = r->text[i];
     }
-    write_row(r, t, 0, r->values, r->nsensors);
+    if (r->have_cpu) {
+        cpu_load_sample(&r->cpu);
+        for (size_t i = 0; i < r->cpu.ncpu; i++)
+            r->cells[r->col_cpu + i] = r->cpu.text[i];
+    }
+    for (size_t k = 0; k < r->ncmds; k++) {
+        struct cmd_line_ctx x = {r, &r->cmds[k]};
+        process_run(r->cmds[k].cmd, on_cmd_line, &x);
+    }
+    int any = r->col_bench > 0;   /* sampled columns, or values riding along */
+    for (size_t c = r->col_exec; c < r->ncols; c++) {
+        if (r->pending[c]) {
+            snprintf(r->text[c], VALUE_MAX, "%s", r->pending[c]);
+            free(r->pending[c]);
+            r->pending[c] = NULL;
+            r->cells[c] = r->text[c];
+            any = 1;
+        }
+    }
+    if (any)
+        write_cells(r, t);
+    r->samples++;
 }
 
-/* A line of the benchmark's output: KEY=VALUE of a --column, or passed on. */
+/* @COL values no sample row took: each gets a row, nothing is dropped. */
+static void write_pending(struct recorder *r)
+{
+    for (size_t c = r->col_exec; c < r->ncols; c++) {
+        if (r->pending[c]) {
+            write_event(r, c, r->pending[c]);
+            free(r->pending[c]);
+            r->pending[c] = NULL;
+        }
+    }
+}
+
+/* A line of the benchmark's output: KEY=VALUE of a --column, or passed on
+ * (to the stdout column with -l). */
 static void on_benchmark_line(void *ctx, char *line)
 {
     struct recorder *r = ctx;
@@ -97,15 +199,53 @@ static void on_benchmark_line(void *ctx, char *line)
     if (eq) {
         for (size_t k = 0; k < r->s->ncolumns; k++) {
             const char *key = r->s->columns[k];
-            if (strlen(key) == (size_t)(eq - line) &&
-                strncmp(line, key, (size_t)(eq - line)) == 0) {
-                const char *value = eq + 1;
-                write_row(r, now_ns(), r->nsensors + k, &value, 1);
+            if (strlen(key) == (size_t)(eq - line) && strncmp(line, key, (size_t)(eq - line)) == 0) {
+                write_event(r, r->col_bench + k, eq + 1);
                 return;
             }
         }
     }
-    fprintf(r->echo, "%s\n", line);
+    if (r->s->stdout_column)
+        write_event(r, r->col_stdout, line);
+    else
+        fprintf(r->echo, "%s\n", line);
+}
+
+struct helper_ctx {
+    struct recorder *r;
+    struct helper *h;
+};
+
+static void put_helper_value(struct recorder *r, size_t col, int keep_last, const char *value)
+{
+    if (!keep_last) {
+        write_event(r, col, value);
+        return;
+    }
+    free(r->pending[col]);
+    r->pending[col] = strdup(value);
+}
+
+static void on_helper_line(void *ctx, char *line)
+{
+    struct helper_ctx *x = ctx;
+    const struct exec_spec *spec = x->h->spec;
+    char *eq = strchr(line, '=');
+
+    for (size_t k = 0; eq && k < spec->ncols; k++) {
+        const struct exec_column *c = &spec->cols[k];
+        if (c->is_key && strlen(c->name) == (size_t)(eq - line) &&
+            strncmp(line, c->name, (size_t)(eq - line)) == 0) {
+            put_helper_value(x->r, x->h->first_col + k, c->keep_last, eq + 1);
+            return;
+        }
+    }
+    for (size_t k = 0; k < spec->ncols; k++) {
+        if (!spec->cols[k].is_key) {
+            put_helper_value(x->r, x->h->first_col + k, spec->cols[k].keep_last, line);
+            return;
+        }
+    }
 }
 
 static char *output_path(const struct record_settings *s)
@@ -138,8 +278,6 @@ static void install_signals(sigset_t *unblocked)
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);   /* a closed output becomes a write error */
 
-    /* Signals are taken only inside ppoll(), so none is lost between a
-     * check and the wait. */
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
@@ -152,50 +290,144 @@ static void install_signals(sigset_t *unblocked)
     sigdelset(unblocked, SIGCHLD);
 }
 
+/* xorshift64*: a random offset per period for --randomize. */
+static double uniform(struct recorder *r)
+{
+    r->rng ^= r->rng >> 12;
+    r->rng ^= r->rng << 25;
+    r->rng ^= r->rng >> 27;
+    return (double)((r->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+static int64_t deadline(struct recorder *r, int64_t k, int64_t period)
+{
+    int64_t d = r->t0_ns + k * period;
+    return r->s->randomize ? d + (int64_t)(uniform(r) * (double)period) : d;
+}
+
+/* Temperature of the first sensor in °C, for --wait and the progress. */
+static double sensor_celsius(struct sensor *sn, int64_t t)
+{
+    char buf[VALUE_MAX];
+    if (sensor_read(sn, t, buf, sizeof buf) < 0 || !buf[0])
+        return NAN;
+    double v = strtod(buf, NULL);
+    const char *slash = strchr(sn->header, '/');
+    return slash && strcmp(slash + 1, "°C") == 0 ? v : v / 1000;
+}
+
+static void show_progress(struct recorder *r, int64_t t, int final)
+{
+    if (!r->progress)
+        return;
+    double elapsed = (double)(t - r->t0_ns) / 1e9;
+    fprintf(stderr, "\rtb-record: %.0f", elapsed);
+    if (r->s->time_limit_s > 0)
+        fprintf(stderr, "/%.0f", r->s->time_limit_s);
+    fprintf(stderr, " s, %lld rows", r->rows);
+    for (size_t i = 0; i < r->nsensors && i < 3; i++)
+        if (r->sensors[i].kind == SENSOR_FILE && strstr(r->sensors[i].header, "°C"))
+            fprintf(stderr, ", %.*s %s", (int)strcspn(r->sensors[i].header, "/"),
+                    r->sensors[i].header, r->text[i]);
+    fputs(final ? "\n" : "   ", stderr);
+}
+
+/* Poll the benchmark's and the helpers' output until WAKE (or a signal). */
+static void wait_for_output(struct recorder *r, int64_t wake, const sigset_t *unblocked)
+{
+    struct pollfd pfd[MAX_FDS];
+    void *owner[MAX_FDS];
+    nfds_t n = 0;
+
+    if (r->have_bench && r->bench.out_fd >= 0) {
+        pfd[n] = (struct pollfd){.fd = r->bench.out_fd, .events = POLLIN};
+        owner[n++] = NULL;
+    }
+    for (size_t h = 0; h < r->nhelpers && n < MAX_FDS; h++) {
+        if (r->helpers[h].proc.out_fd >= 0) {
+            pfd[n] = (struct pollfd){.fd = r->helpers[h].proc.out_fd, .events = POLLIN};
+            owner[n++] = &r->helpers[h];
+        }
+    }
+    int64_t wait = wake - now_ns();
+    if (wait < 0)
+        wait = 0;
+    struct timespec timeout = {wait / 1000000000, wait % 1000000000};
+    if (ppoll(pfd, n, &timeout, unblocked) <= 0)
+        return;
+    for (nfds_t i = 0; i < n; i++) {
+        if (!pfd[i].revents)
+            continue;
+        if (!owner[i]) {
+            process_read(&r->bench, on_benchmark_line, r);
+        } else {
+            struct helper_ctx x = {r, owner[i]};
+            process_read(&x.h->proc, on_helper_line, &x);
+        }
+    }
+}
+
 /* Sample until the time limit, the benchmark's end or a signal. */
 static void record(struct recorder *r, const sigset_t *unblocked)
 {
     const struct record_settings *s = r->s;
     int64_t period = (int64_t)(s->period_ms * 1e6);
-    int64_t limit = s->time_limit_s > 0
-                        ? r->t0_ns + (int64_t)(s->time_limit_s * 1e9) : INT64_MAX;
-    int64_t k = 0, missed = 0;
+    int64_t limit = s->time_limit_s > 0 ? r->t0_ns + (int64_t)(s->time_limit_s * 1e9)
+                                        : INT64_MAX;
+    int64_t k = 0, next = deadline(r, 0, period), last_progress = 0;
 
     if (period < 1)
         period = 1;
+    if (s->randomize)
+        next = r->t0_ns;   /* the first sample at the start, as without */
     while (!r->write_failed && !stop_signal) {
         int64_t now = now_ns();
-        int64_t deadline = r->t0_ns + k * period;
-        if (now >= deadline && deadline <= limit) {
+        if (now >= next && next <= limit) {
             sample(r);
             int64_t due = (now - r->t0_ns) / period;
-            missed += due - k;
+            r->missed += due - k;
             k = due + 1;
+            next = deadline(r, k, period);
+            if (now - last_progress >= 1000000000) {
+                show_progress(r, now, 0);
+                last_progress = now;
+            }
             continue;
         }
         if (now >= limit)
             break;
-        if (r->have_bench && benchmark_reap(&r->bench)) {
-            while (benchmark_read(&r->bench, on_benchmark_line, r) == 0)
+        if (r->have_bench && process_reap(&r->bench)) {
+            while (process_read(&r->bench, on_benchmark_line, r) == 0)
                 ;
             break;
         }
-        int64_t wake = deadline < limit ? deadline : limit;
-        int64_t wait = wake - now;
-        struct timespec timeout = {wait / 1000000000, wait % 1000000000};
-        struct pollfd pfd = {.fd = r->have_bench ? r->bench.out_fd : -1,
-                             .events = POLLIN};
-        if (ppoll(&pfd, 1, &timeout, unblocked) > 0 && pfd.revents)
-            benchmark_read(&r->bench, on_benchmark_line, r);
+        wait_for_output(r, next < limit ? next : limit, unblocked);
     }
-    if (missed > 0)
-        fprintf(stderr, "tb-record: %lld sampling deadline%s missed (the "
-                "system was too busy to wake tb-record in time)\n",
-                (long long)missed, missed == 1 ? "" : "s");
+    show_progress(r, now_ns(), 1);
 }
 
-/* The benchmark's own status, as a shell would give it. */
-static int benchmark_exit_status(const struct benchmark *b, const char *name)
+/* --exec helpers: stopped, or with -E waited for while their output is
+ * still recorded. */
+static void stop_helpers(struct recorder *r, const sigset_t *unblocked)
+{
+    if (r->s->exec_wait) {
+        for (;;) {
+            int running = 0;
+            for (size_t h = 0; h < r->nhelpers; h++)
+                running |= !process_reap(&r->helpers[h].proc) || r->helpers[h].proc.out_fd >= 0;
+            if (!running || stop_signal || r->write_failed)
+                break;
+            wait_for_output(r, now_ns() + 100000000, unblocked);
+        }
+    }
+    for (size_t h = 0; h < r->nhelpers; h++) {
+        struct helper_ctx x = {r, &r->helpers[h]};
+        process_read(&r->helpers[h].proc, on_helper_line, &x);   /* what is there */
+        process_stop(&r->helpers[h].proc, 1000);
+    }
+}
+
+static int benchmark_exit_status(const struct process *b, const char *name)
 {
     if (WIFEXITED(b->status) && WEXITSTATUS(b->status) != 0) {
         fprintf(stderr, "tb-record: benchmark %s exited with status %d\n",
@@ -210,13 +442,239 @@ static int benchmark_exit_status(const struct benchmark *b, const char *name)
     return RECORD_EXIT_OK;
 }
 
+static void fan_set(const struct record_settings *s, double speed)
+{
+    char *cmd = NULL;
+    if (!s->fan_cmd || asprintf(&cmd, "%s %g", s->fan_cmd, speed) < 0)
+        return;
+    int status = process_run(cmd, NULL, NULL);
+    if (status != 0)
+        fprintf(stderr, "tb-record: warning: fan command '%s' failed\n", cmd);
+    free(cmd);
+}
+
+/* --wait: 0 once the first sensor is cool enough, -1 on timeout or signal. */
+static int wait_until_cool(struct recorder *r, const sigset_t *unblocked)
+{
+    const struct record_settings *s = r->s;
+    int64_t start = now_ns(), timeout = (int64_t)(s->wait_timeout_s * 1e9);
+    double temp = NAN;
+
+    fan_set(s, 1);
+    while (!stop_signal) {
+        temp = sensor_celsius(&r->sensors[0], now_ns());
+        if (r->progress || s->verbose)
+            fprintf(stderr, "\rtb-record: waiting for %s to cool to %g °C: %.1f °C   ",
+                    r->sensors[0].header, s->wait_temp, temp);
+        if (temp <= s->wait_temp) {
+            if (r->progress || s->verbose)
+                fputc('\n', stderr);
+            return 0;
+        }
+        if (now_ns() - start >= timeout)
+            break;
+        struct timespec t = {1, 0};
+        if (s->period_ms < 1000)
+            t = (struct timespec){0, (long)(s->period_ms * 1e6)};
+        ppoll(NULL, 0, &t, unblocked);
+    }
+    if (!stop_signal)
+        fprintf(stderr, "\ntb-record: %s is still %.1f °C after %g s of waiting for %g °C\n",
+                r->sensors[0].header, temp, s->wait_timeout_s, s->wait_temp);
+    return -1;
+}
+
+/* SCHED_DEADLINE has no glibc wrapper. */
+struct sched_attr_v0 {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+static void use_sched_deadline(const struct record_settings *s)
+{
+#ifdef SYS_sched_setattr
+    uint64_t period = (uint64_t)(s->period_ms * 1e6);
+    uint64_t runtime = (uint64_t)((double)period * s->sched_deadline / 100);
+    struct sched_attr_v0 attr = {
+        .size = sizeof attr, .sched_policy = 6 /* SCHED_DEADLINE */,
+        .sched_flags = 1 /* SCHED_FLAG_RESET_ON_FORK */,
+        .sched_runtime = runtime < 1024 ? 1024 : runtime,
+        .sched_deadline = period, .sched_period = period,
+    };
+    if (syscall(SYS_sched_setattr, 0, &attr, 0) == 0) {
+        if (s->verbose)
+            fprintf(stderr, "tb-record: sampling under SCHED_DEADLINE, %g %% of the period\n",
+                    s->sched_deadline);
+        return;
+    }
+    fprintf(stderr, "tb-record: warning: SCHED_DEADLINE: %s; sampling at normal priority\n",
+            strerror(errno));
+#else
+    (void)s;
+    fprintf(stderr, "tb-record: warning: SCHED_DEADLINE is not known here\n");
+#endif
+}
+
+/* --- set-up ---------------------------------------------------------------- */
+
+static int add_header(struct recorder *r, char *owned, const char *name)
+{
+    const char **nh = realloc(r->headers, (r->ncols + 1) * sizeof *nh);
+    if (nh)
+        r->headers = nh;
+    char **no = nh ? realloc(r->owned_headers, (r->ncols + 1) * sizeof *no) : NULL;
+    if (!no) {
+        free(owned);
+        return -1;
+    }
+    r->owned_headers = no;
+    no[r->ncols] = owned;   /* NULL when the name belongs to someone else */
+    nh[r->ncols++] = owned ? owned : name;
+    return 0;
+}
+
+struct discover_ctx {
+    struct recorder *r;
+    struct sensor_cmd *c;
+    int failed;
+};
+
+static void on_discover_line(void *ctx, char *line)
+{
+    struct discover_ctx *x = ctx;
+    char *eq = strchr(line, '=');
+    if (!eq || eq == line)
+        return;
+    char **nk = realloc(x->c->keys, (x->c->ncols + 1) * sizeof *nk);
+    if (!nk || !(nk[x->c->ncols] = strndup(line, (size_t)(eq - line)))) {
+        if (nk)
+            x->c->keys = nk;
+        x->failed = 1;
+        return;
+    }
+    x->c->keys = nk;
+    x->c->ncols++;
+}
+
+/* Every column, in file order: sensors, CPU loads, sensors-file commands,
+ * benchmark keys, stdout, helpers. */
+static int build_columns(struct recorder *r, char *err, size_t errlen)
+{
+    const struct record_settings *s = r->s;
+
+    for (size_t i = 0; i < r->nsensors; i++)
+        if (add_header(r, NULL, r->sensors[i].header) < 0)
+            goto oom;
+    r->col_cpu = r->ncols;
+    for (size_t i = 0; r->have_cpu && i < r->cpu.ncpu; i++) {
+        char *h = NULL;
+        if (asprintf(&h, "CPU%zu_load/%%", i) < 0 || add_header(r, h, NULL) < 0)
+            goto oom;
+    }
+    r->col_cmds = r->ncols;
+    if (s->nsensor_cmds && !(r->cmds = calloc(s->nsensor_cmds, sizeof *r->cmds)))
+        goto oom;
+    for (size_t k = 0; k < s->nsensor_cmds; k++) {
+        struct sensor_cmd *c = &r->cmds[k];
+        struct discover_ctx x = {r, c, 0};
+        c->cmd = s->sensor_cmds[k];
+        r->ncmds++;
+        int status = process_run(c->cmd, on_discover_line, &x);
+        if (x.failed)
+            goto oom;
+        if (status != 0 || c->ncols == 0) {
+            snprintf(err, errlen, "sensors command '%s' %s", c->cmd,
+                     status != 0 ? "failed" : "printed no KEY=VALUE line");
+            return -1;
+        }
+        c->first_col = r->ncols;
+        for (size_t i = 0; i < c->ncols; i++)
+            if (add_header(r, NULL, c->keys[i]) < 0)
+                goto oom;
+    }
+    r->col_bench = r->ncols;
+    for (size_t k = 0; k < s->ncolumns; k++)
+        if (add_header(r, NULL, s->columns[k]) < 0)
+            goto oom;
+    r->col_stdout = r->ncols;
+    if (s->stdout_column && add_header(r, NULL, "stdout") < 0)
+        goto oom;
+    r->col_exec = r->ncols;
+    if (s->nexecs && !(r->helpers = calloc(s->nexecs, sizeof *r->helpers)))
+        goto oom;
+    for (size_t h = 0; h < s->nexecs; h++) {
+        r->helpers[h].spec = &s->execs[h];
+        r->helpers[h].first_col = r->ncols;
+        r->helpers[h].proc.out_fd = -1;
+        r->nhelpers++;
+        for (size_t k = 0; k < s->execs[h].ncols; k++)
+            if (add_header(r, NULL, s->execs[h].cols[k].name) < 0)
+                goto oom;
+    }
+    r->text = calloc(r->ncols ? r->ncols : 1, sizeof *r->text);
+    r->cells = calloc(r->ncols ? r->ncols : 1, sizeof *r->cells);
+    r->pending = calloc(r->ncols ? r->ncols : 1, sizeof *r->pending);
+    if (!r->text || !r->cells || !r->pending)
+        goto oom;
+    /* Two columns of one name would make the run unreadable. */
+    for (size_t i = 0; i < r->ncols; i++) {
+        size_t ni = strcspn(r->headers[i], "/");
+        for (size_t j = 0; j < i; j++) {
+            if (strcspn(r->headers[j], "/") == ni && strncmp(r->headers[i], r->headers[j], ni) == 0) {
+                snprintf(err, errlen, "two columns would be named %.*s", (int)ni, r->headers[i]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+static void recorder_free(struct recorder *r)
+{
+    sensors_close(r->sensors, r->nsensors);
+    if (r->have_cpu)
+        cpu_load_close(&r->cpu);
+    for (size_t k = 0; k < r->ncmds; k++) {
+        for (size_t i = 0; i < r->cmds[k].ncols; i++)
+            free(r->cmds[k].keys[i]);
+        free(r->cmds[k].keys);
+    }
+    free(r->cmds);
+    free(r->helpers);
+    for (size_t i = 0; r->owned_headers && i < r->ncols; i++)
+        free(r->owned_headers[i]);
+    free(r->owned_headers);
+    free(r->headers);
+    for (size_t i = 0; r->pending && i < r->ncols; i++)
+        free(r->pending[i]);
+    free(r->pending);
+    free(r->text);
+    free(r->cells);
+}
+
+static void verbose_summary(const struct recorder *r, double seconds)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    fprintf(stderr, "tb-record: %lld samples and %lld rows in %.1f s; %lld deadlines missed; "
+            "%.1f µs CPU per sample; peak RSS %ld KiB\n", r->samples, r->rows, seconds,
+            r->missed, r->samples ? cpu / (double)r->samples * 1e6 : 0.0, ru.ru_maxrss);
+}
+
 int main(int argc, char **argv)
 {
     struct record_settings s;
     struct recorder r = {.s = &s};
     char err[1024];
     char *path = NULL;
-    const char **headers = NULL;
     sigset_t unblocked;
     int status = record_parse_arguments(argc, argv, &s);
 
@@ -224,53 +682,96 @@ int main(int argc, char **argv)
         record_settings_free(&s);
         return status;
     }
+    if (s.list_sensors) {
+        sensors_list(&s, stdout);
+        record_settings_free(&s);
+        return fflush(stdout) == 0 ? RECORD_EXIT_OK : RECORD_EXIT_FAILURE;
+    }
     status = RECORD_EXIT_FAILURE;
     install_signals(&unblocked);
-    if (sensors_open(&s, &r.sensors, &r.nsensors, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-record: %s\n", err);
-        goto out;
+    r.rng = (uint64_t)now_ns() | 1;
+    r.progress = isatty(STDERR_FILENO) && !s.verbose;
+    if (sensors_open(&s, &r.sensors, &r.nsensors, err, sizeof err) < 0)
+        goto fail;
+    if (s.cpu_usage) {
+        if (cpu_load_open(&r.cpu, &s, err, sizeof err) < 0)
+            goto fail;
+        r.have_cpu = 1;
     }
-    size_t ncols = r.nsensors + s.ncolumns;
-    r.text = calloc(r.nsensors ? r.nsensors : 1, sizeof *r.text);
-    r.values = calloc(ncols ? ncols : 1, sizeof *r.values);
-    headers = calloc(ncols ? ncols : 1, sizeof *headers);
-    if (!r.text || !r.values || !headers || !(path = output_path(&s))) {
-        fputs("tb-record: out of memory\n", stderr);
-        goto out;
+    if (build_columns(&r, err, sizeof err) < 0)
+        goto fail;
+    if (r.ncols == 0 && !s.bench_argv) {
+        snprintf(err, sizeof err, "nothing to record: no sensor, column or benchmark");
+        goto fail;
     }
-    for (size_t i = 0; i < r.nsensors; i++)
-        headers[i] = r.sensors[i].header;
-    for (size_t k = 0; k < s.ncolumns; k++)
-        headers[r.nsensors + k] = s.columns[k];
-    if (csvw_open(&r.out, path, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-record: %s\n", err);
-        goto out;
+    if (!(path = output_path(&s))) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
     }
+    if (s.verbose)
+        for (size_t i = 0; i < r.ncols; i++)
+            fprintf(stderr, "tb-record: column %zu: %s%s%s\n", i + 2, r.headers[i],
+                    i < r.nsensors ? " from " : "", i < r.nsensors ? r.sensors[i].path : "");
+    if (!isnan(s.wait_temp)) {
+        if (r.nsensors == 0) {
+            snprintf(err, sizeof err, "--wait needs a sensor file to read");
+            goto fail;
+        }
+        if (wait_until_cool(&r, &unblocked) < 0) {
+            status = stop_signal ? 128 + stop_signal : RECORD_EXIT_FAILURE;
+            goto out;
+        }
+    }
+    if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
+        goto fail;
     r.echo = r.out.is_stdout ? stderr : stdout;
-    if (csvw_preamble(&r.out, argc, argv, s.period_ms, headers, ncols) < 0) {
-        fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
+    if (csvw_preamble(&r.out, argc, argv, s.no_meta, s.period_ms, s.metas, s.nmetas,
+                      r.headers, r.ncols) < 0) {
+        snprintf(err, sizeof err, "%s: write error: %s", path, strerror(errno));
         csvw_close(&r.out);
-        goto out;
+        goto fail;
     }
+    for (size_t h = 0; h < r.nhelpers; h++) {
+        if (process_start_shell(&r.helpers[h].proc, r.helpers[h].spec->cmd, err, sizeof err) < 0) {
+            csvw_close(&r.out);
+            goto fail;
+        }
+    }
+    if (s.fan_cmd)
+        fan_set(&s, s.fan_on >= 0 ? s.fan_on : 0);
     if (s.bench_argv) {
-        if (benchmark_start(&r.bench, s.bench_argv, err, sizeof err) < 0) {
+        if (process_start(&r.bench, s.bench_argv, err, sizeof err) < 0) {
             fprintf(stderr, "tb-record: %s\n", err);
             status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
+            for (size_t h = 0; h < r.nhelpers; h++)
+                process_stop(&r.helpers[h].proc, 1000);
             csvw_close(&r.out);
             goto out;
         }
         r.have_bench = 1;
     }
+    if (s.sched_deadline > 0)
+        use_sched_deadline(&s);
     r.t0_ns = now_ns();
     record(&r, &unblocked);
 
     status = RECORD_EXIT_OK;
     if (r.have_bench) {
         int ended_by_itself = r.bench.pid == 0;
-        benchmark_stop(&r.bench, 2000);
+        process_read(&r.bench, on_benchmark_line, &r);   /* what is there */
+        process_stop(&r.bench, 2000);
         if (ended_by_itself)
             status = benchmark_exit_status(&r.bench, s.bench_argv[0]);
     }
+    stop_helpers(&r, &unblocked);
+    write_pending(&r);
+    if (s.fan_cmd && s.fan_on > 0)
+        fan_set(&s, 0);
+    if (s.verbose)
+        verbose_summary(&r, (double)(now_ns() - r.t0_ns) / 1e9);
+    else if (r.missed > 0)
+        fprintf(stderr, "tb-record: %lld sampling deadline%s missed (sampled late, at their "
+                "true time): the system was too busy\n", r.missed, r.missed == 1 ? "" : "s");
     if (csvw_close(&r.out) < 0 && !r.write_failed) {
         fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
         r.write_failed = 1;
@@ -279,11 +780,11 @@ int main(int argc, char **argv)
         status = RECORD_EXIT_FAILURE;
     else if (stop_signal)
         status = 128 + stop_signal;
+    goto out;
+fail:
+    fprintf(stderr, "tb-record: %s\n", err);
 out:
-    sensors_close(r.sensors, r.nsensors);
-    free(r.text);
-    free(r.values);
-    free(headers);
+    recorder_free(&r);
     free(path);
     record_settings_free(&s);
     return status;
