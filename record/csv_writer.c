@@ -151,7 +151,7 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
     return csvw_flush(w, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 }
 
-int csvw_row(struct csv_writer *w, int64_t now_ns, double t_ms, const char *const *cells)
+int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns, const char *const *cells)
 {
     char t[64];
     size_t last = 0;   /* one past the last non-empty cell */
@@ -159,9 +159,11 @@ int csvw_row(struct csv_writer *w, int64_t now_ns, double t_ms, const char *cons
     for (size_t i = 0; i < w->ncols; i++)
         if (cells[i] && *cells[i])
             last = i + 1;
-    /* Three decimals of ms, whatever the run's length: thermobench's %g
-     * lost precision past 100 s. */
-    snprintf(t, sizeof t, "%.3f", t_ms);
+    /* Three decimals of ms, whatever the run's length (thermobench's %g
+     * lost precision past 100 s); integer formatting costs a third of
+     * what %.3f of a double does, at every row. */
+    int64_t us = (t_ns + 500) / 1000;
+    snprintf(t, sizeof t, "%lld.%03lld", (long long)(us / 1000), (long long)(us % 1000));
     if (append(w, t, strlen(t)) < 0)
         return -1;
     for (size_t i = 0; i < last; i++) {

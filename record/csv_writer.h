@@ -32,11 +32,11 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
                   double period_ms, char *const *metas, size_t nmetas,
                   const char *const *headers, size_t ncols);
 
-/* One row at T_MS: CELLS[i] for each column (NULL or "" leaves it empty);
+/* One row at T_NS after the start: CELLS[i] for each column (NULL or "" leaves it empty);
  * trailing empty cells are left out, as thermobench does.  Written out at
  * once with --unbuffered, else at least once a second (NOW_NS).  0, or -1
  * (errno says why). */
-int csvw_row(struct csv_writer *w, int64_t now_ns, double t_ms,
+int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns,
              const char *const *cells);
 
 /* Write out what is buffered; 0, or -1. */
