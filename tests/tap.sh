@@ -27,6 +27,17 @@ is() {
     fi
 }
 
+# alive PATTERN: a process (not a zombie) whose command line matches.
+alive() {
+    for p in $(pgrep -f "$1"); do
+        [ "$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)" = Z ] || return 0
+    done
+    return 1
+}
+
+# A number of this run, to tell its processes from any other's.
+u=$$
+
 tap_done() {
     echo "1..$tap_n"
     [ "$tap_failed" -eq 0 ]
