@@ -671,6 +671,21 @@ static void recorder_free(struct recorder *r)
     free(r->cells);
 }
 
+/* Peak resident memory in KiB: VmHWM, since getrusage()'s ru_maxrss
+ * carries the peak of the process that exec'ed us (a shell's 2 MiB). */
+static long peak_rss_kib(void)
+{
+    char line[256];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
 static void verbose_summary(const struct recorder *r, double seconds)
 {
     struct rusage ru;
@@ -680,7 +695,7 @@ static void verbose_summary(const struct recorder *r, double seconds)
     fprintf(stderr, "tb-record: %lld samples and %lld rows in %.1f s; %lld deadlines missed; "
             "%.3f ms CPU in all, %.1f µs per sample; peak RSS %ld KiB\n", r->samples, r->rows,
             seconds, r->missed, cpu * 1e3, r->samples ? cpu / (double)r->samples * 1e6 : 0.0,
-            ru.ru_maxrss);
+            peak_rss_kib());
 }
 
 int main(int argc, char **argv)
