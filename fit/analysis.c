@@ -18,6 +18,41 @@
 
 #include "tbfit.h"
 
+size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
+                          void (*note)(void *ctx, const tb_column *c, const char *why),
+                          void *ctx)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < tb_run_ncolumns(run); i++) {
+        const tb_column *c = tb_run_column(run, i);
+        if (strcmp(c->unit, "°C") != 0 || (ssize_t)i == ambient || strcasestr(c->name, "ambient"))
+            continue;
+        if (c->n == 0) {
+            if (note)
+                note(ctx, c, c->n_missing ? "has no values (all nan)" : "has no values");
+            continue;
+        }
+        int constant = 1;
+        for (size_t j = 1; j < c->n && constant; j++)
+            constant = c->v[j] == c->v[0];
+        if (constant) {
+            char why[64];
+            snprintf(why, sizeof why, "is constant (%g °C)", c->v[0]);
+            if (note)
+                note(ctx, c, why);
+            continue;
+        }
+        idx[n++] = i;
+    }
+    return n;
+}
+
+const char *const *tb_default_labels(int order)
+{
+    static const char *const three[] = {"heat sink", "board", "testbed"};
+    return order == 3 ? three : NULL;
+}
+
 int tb_parse_duration(const char *s, double *seconds)
 {
     static const struct { const char *suffix; double scale; } units[] = {

@@ -390,17 +390,15 @@ static void say(FILE *msg, const char *fmt, ...)
     va_end(ap);
 }
 
-static int is_constant(const tb_column *c)
-{
-    for (size_t i = 1; i < c->n; i++)
-        if (c->v[i] != c->v[0])
-            return 0;
-    return 1;
-}
+struct note_ctx {
+    FILE *msg;
+    const char *file;
+};
 
-static int is_ambient_name(const char *name)
+static void note_skipped(void *ctx, const tb_column *c, const char *why)
 {
-    return strcasestr(name, "ambient") != NULL;
+    struct note_ctx *x = ctx;
+    say(x->msg, "note: %s: %s %s: not fitted", x->file, c->name, why);
 }
 
 /* The columns to fit in RUN; returns how many (0 with a message when none
@@ -447,21 +445,8 @@ static size_t choose_columns(const tb_run *run, const struct settings *s,
         free(taken);
         free(found);
     } else {
-        for (size_t i = 1; i < ncols; i++) {
-            const tb_column *c = tb_run_column(run, i);
-            if (strcmp(c->unit, "°C") != 0 || (ssize_t)i == ambient || is_ambient_name(c->name))
-                continue;
-            if (c->n == 0) {
-                say(msg, "note: %s: %s has no values%s: not fitted", file, c->name,
-                    c->n_missing ? " (all nan)" : "");
-                continue;
-            }
-            if (is_constant(c)) {
-                say(msg, "note: %s: %s is constant (%g °C): not fitted", file, c->name, c->v[0]);
-                continue;
-            }
-            idx[n++] = i;
-        }
+        struct note_ctx x = {msg, file};
+        n = tb_default_columns(run, ambient, idx, note_skipped, &x);
         if (n == 0)
             say(msg, "%s: no temperature (°C) column to fit; name one with -c", file);
     }
@@ -512,12 +497,11 @@ static double work_rate(const tb_run *run, const struct settings *s, FILE *msg,
 static void report_one(FILE *out, const struct settings *s, struct job *job,
                        const struct fitted *fd, const tb_fit *fit, size_t series)
 {
-    const char *const default_labels[] = {"heat sink", "board", "testbed"};
     const char *const *labels = NULL;
     if (s->nlabels == fit->order)
         labels = s->labels;
-    else if (s->nlabels == 0 && fit->order == 3)
-        labels = default_labels;
+    else if (s->nlabels == 0)
+        labels = tb_default_labels(fit->order);
     tb_fit_report r = {
         .file = fd->file,
         .column = tb_run_column(fd->run, fd->column)->name,

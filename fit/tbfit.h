@@ -317,6 +317,21 @@ double tb_work_rate(const tb_column *work, double from, double to);
 int tb_throttle_check(const tb_run *run, double from, double to,
                       double *since, const char **column);
 
+/*
+ * The columns fitted when none is named: in °C, with points, not constant,
+ * and not the ambient one (AMBIENT, -1 for none, or any whose name holds
+ * "ambient").  Writes their indices into IDX (room for every column) and
+ * returns how many.  NOTE, unless NULL, hears of each column left out for
+ * being empty or constant, with the reason.
+ */
+size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
+                          void (*note)(void *ctx, const tb_column *c, const char *why),
+                          void *ctx);
+
+/* The names of the terms of a fit of ORDER when the user gives none:
+ * heat sink, board, testbed for 3; NULL otherwise. */
+const char *const *tb_default_labels(int order);
+
 /* Time (s after the first point) after which series I of FIT stays within
  * TOL of its T∞. */
 double tb_fit_settle_time(const tb_fit *fit, size_t i, double tol);
@@ -352,6 +367,40 @@ int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
                            double step, double tol, tb_run_length *rl,
                            char *err, size_t errlen);
 void tb_run_length_clear(tb_run_length *rl);
+
+/* ------------------------------------------------------------------ */
+/* tb-fit results read back                                            */
+/* ------------------------------------------------------------------ */
+
+/* One row of a tb-fit --format csv file. */
+typedef struct tb_result {
+    char *file;
+    char *column;
+    int order;
+    size_t points;
+    tb_estimate t_inf;
+    tb_estimate tau[TB_FIT_MAX_ORDER];
+    double rmse;
+    double ops_per_s;     /* NaN when empty */
+    char *flags;          /* "a;b", "" when none */
+} tb_result;
+
+/*
+ * Read the rows of a tb-fit CSV result file (PATH, "-" for standard input)
+ * and append them to *ROWS (grown with realloc; *N rows so far).  The
+ * header must hold at least file, column, T_inf, T_inf_lo and T_inf_hi.
+ * 0, or -1 with "FILE:LINE: ..." in ERR.  Release with tb_results_free().
+ */
+int tb_results_read(const char *path, tb_result **rows, size_t *n,
+                    char *err, size_t errlen);
+void tb_results_free(tb_result *rows, size_t n);
+
+/* Whether the first line of the file at PATH is a tb-fit CSV header. */
+int tb_results_is_results_file(const char *path);
+
+/* The mean of X[0..N) and the half-width of its LEVEL confidence
+ * interval (Student's t with N-1 degrees of freedom); NaN for N < 2. */
+double tb_mean_ci(const double *x, size_t n, double level, double *half);
 
 #ifdef __cplusplus
 }

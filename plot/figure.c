@@ -1,0 +1,197 @@
+/*
+ * figure.c -- what every tb-plot figure shares: the output file and its
+ * driver, the page, colours, fonts, axes and the legend.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "figure.h"
+
+static const char *output_path;
+
+static const char *driver_for(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot)
+        return NULL;
+    if (strcmp(dot, ".png") == 0)
+        return "pngcairo";
+    if (strcmp(dot, ".svg") == 0)
+        return "svgcairo";
+    if (strcmp(dot, ".pdf") == 0)
+        return "pdfcairo";
+    return NULL;
+}
+
+int figure_check_output(const char *path, char *err, size_t errlen)
+{
+    if (!driver_for(path)) {
+        snprintf(err, errlen, "%s: unknown extension: the figure can be .png, .svg or .pdf", path);
+        return -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* PLplot's own errors end the program: say so in one line, as ours do. */
+static int on_plplot_exit(const char *msg)
+{
+    fprintf(stderr, "tb-plot: %s: PLplot: %s\n", output_path, msg);
+    exit(PLOT_EXIT_INPUT);
+}
+
+void figure_begin(const struct figure *fig, int subpages)
+{
+    /* White, black, a light grid, then colours told apart by the colour
+     * blind (Okabe-Ito) where there are enough of them. */
+    static const PLINT r[C_COUNT] = {255, 0, 225, 0, 213, 0, 230, 204, 205, 128, 140, 86, 240, 128};
+    static const PLINT g[C_COUNT] = {255, 0, 225, 114, 94, 158, 159, 121, 225, 128, 80, 180, 128, 128};
+    static const PLINT b[C_COUNT] = {255, 0, 225, 178, 0, 115, 0, 167, 245, 128, 40, 233, 180, 0};
+    char geometry[64];
+
+    output_path = fig->path;
+    plsexit(on_plplot_exit);
+    plsdev(driver_for(fig->path));
+    plsfnam(fig->path);
+    snprintf(geometry, sizeof geometry, "%dx%d", fig->width, fig->height);
+    plsetopt("geometry", geometry);
+    plscmap0(r, g, b, C_COUNT);
+    plscolbg(255, 255, 255);
+    plssub(1, subpages);
+    plinit();
+    plfont(2);
+}
+
+void figure_end(void)
+{
+    plend();
+}
+
+double time_scale(double span_s, const char **label)
+{
+    if (span_s > 600) {
+        *label = "time (min)";
+        return 60;
+    }
+    *label = "time (s)";
+    return 1;
+}
+
+void padded_range(double *lo, double *hi)
+{
+    if (!(*hi > *lo)) {
+        double mid = isfinite(*lo) ? *lo : 0;
+        *lo = mid - 1;
+        *hi = mid + 1;
+        return;
+    }
+    double pad = (*hi - *lo) / 20;
+    *lo -= pad;
+    *hi += pad;
+}
+
+void draw_axes(double vx0, double vx1, double vy0, double vy1,
+               double x0, double x1, double y0, double y1,
+               const char *xopt, const char *yopt,
+               const char *xlabel, const char *ylabel)
+{
+    plvpor(vx0, vx1, vy0, vy1);
+    plwind(x0, x1, y0, y1);
+    plcol0(C_GRID);
+    plwidth(1);
+    plbox("g", 0, 0, "g", 0, 0);
+    plcol0(C_BLACK);
+    plwidth(1.5);
+    plbox(xopt, 0, 0, yopt, 0, 0);
+    if (xlabel)
+        plmtex("b", 3.0, 0.5, 0.5, xlabel);
+    if (ylabel)
+        plmtex("l", 4.2, 0.5, 0.5, ylabel);
+}
+
+void draw_line(size_t n, const double *x, const double *y, double gap,
+               int colour, int style, double width)
+{
+    plcol0(colour);
+    pllsty(style);
+    plwidth(width);
+    size_t start = 0;
+    for (size_t i = 1; i <= n; i++) {
+        if (i == n || (isfinite(gap) && x[i] - x[i - 1] > gap)) {
+            if (i - start >= 2)
+                plline((PLINT)(i - start), x + start, y + start);
+            start = i;
+        }
+    }
+    pllsty(1);
+}
+
+void draw_points(size_t n, const double *x, const double *y, int colour)
+{
+    plcol0(colour);
+    plschr(0, 0.6);
+    plstring((PLINT)n, x, y, "•");
+    plschr(0, 1.0);
+}
+
+static void legend_add(struct legend *l, int opt, const char *text, int colour,
+                       int style, double width, const char *symbol)
+{
+    if (l->n >= 16)
+        return;
+    l->opt[l->n] = opt;
+    l->text[l->n] = text;
+    l->colour[l->n] = colour;
+    l->style[l->n] = style;
+    l->width[l->n] = width;
+    l->symbol[l->n] = symbol;
+    l->n++;
+}
+
+void legend_line(struct legend *l, const char *text, int colour, int style, double width)
+{
+    legend_add(l, PL_LEGEND_LINE, text, colour, style, width, "");
+}
+
+void legend_points(struct legend *l, const char *text, int colour)
+{
+    legend_add(l, PL_LEGEND_SYMBOL, text, colour, 1, 1, "•");
+}
+
+void legend_text(struct legend *l, const char *text)
+{
+    legend_add(l, PL_LEGEND_NONE, text, C_BLACK, 1, 1, "");
+}
+
+void legend_draw(const struct legend *l, int position)
+{
+    PLFLT w, h, scales[16], widths[16];
+    PLINT text_colours[16], sym_numbers[16];
+    for (int i = 0; i < l->n; i++) {
+        scales[i] = 0.8;
+        widths[i] = l->width[i];
+        text_colours[i] = C_BLACK;
+        sym_numbers[i] = 3;
+    }
+    pllsty(1);
+    plwidth(1);
+    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+             position | PL_POSITION_INSIDE | PL_POSITION_VIEWPORT, 0.02, 0.03, 0.08,
+             C_WHITE, C_BLACK, 1, 0, 0, l->n, l->opt, 1.0, 0.85, 1.6, 0.0,
+             text_colours, (const char **)l->text, NULL, NULL, NULL, NULL,
+             l->colour, l->style, widths, l->colour, scales, sym_numbers,
+             (const char **)l->symbol);
+}

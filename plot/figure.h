@@ -1,0 +1,73 @@
+/*
+ * figure.h -- what every tb-plot figure shares: the output file and its
+ * driver, the page, colours, fonts, axes and the legend.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_PLOT_FIGURE_H
+#define TB_PLOT_FIGURE_H
+
+#include <stddef.h>
+
+enum plot_exit { PLOT_EXIT_OK = 0, PLOT_EXIT_FIT = 1, PLOT_EXIT_INPUT = 2 };
+
+/* Colours of cmap0, set by figure_begin(). */
+enum colour {
+    C_WHITE, C_BLACK, C_GRID, C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE,
+    C_BAND, C_GREY, C_BROWN, C_TEAL, C_PINK, C_OLIVE, C_COUNT
+};
+
+struct figure {
+    const char *path;
+    int width, height;      /* pixels (points for PDF) */
+    const char *title;      /* NULL: the figure's own */
+};
+
+/* Check that PATH can be written and its extension (.png, .svg, .pdf)
+ * names a driver; 0, or -1 with a message in ERR. */
+int figure_check_output(const char *path, char *err, size_t errlen);
+
+/* Open the page: driver, size, white background, palette, fonts. */
+void figure_begin(const struct figure *fig, int subpages);
+void figure_end(void);
+
+/* Time on the x axis in minutes when the span is over ten minutes: the
+ * divisor for seconds and the axis label. */
+double time_scale(double span_s, const char **label);
+
+/* A lo..hi range padded by a twentieth on each side (and widened when
+ * empty). */
+void padded_range(double *lo, double *hi);
+
+/* The viewport (in subpage fractions) and window, a light grid, a black
+ * box with ticks and numbers (XOPT, YOPT as for plbox without grid), and
+ * the labels. */
+void draw_axes(double vx0, double vx1, double vy0, double vy1,
+               double x0, double x1, double y0, double y1,
+               const char *xopt, const char *yopt,
+               const char *xlabel, const char *ylabel);
+
+/* A line through the N points, broken where X jumps by over GAP (NaN: never
+ * broken); COLOUR, line style (1 solid, 2 dashed...) and width. */
+void draw_line(size_t n, const double *x, const double *y, double gap,
+               int colour, int style, double width);
+
+/* The N points as small dots. */
+void draw_points(size_t n, const double *x, const double *y, int colour);
+
+/* Legend entries, drawn by legend_draw() inside the current viewport at
+ * POSITION (PL_POSITION_* flags). */
+struct legend {
+    int n;
+    int opt[16];
+    const char *text[16];
+    int colour[16], style[16];
+    double width[16];
+    const char *symbol[16];
+};
+void legend_line(struct legend *l, const char *text, int colour, int style, double width);
+void legend_points(struct legend *l, const char *text, int colour);
+void legend_text(struct legend *l, const char *text);
+void legend_draw(const struct legend *l, int position);
+
+#endif
