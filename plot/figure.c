@@ -16,6 +16,7 @@
 #include "figure.h"
 
 static const char *output_path;
+static int vector_text;   /* the SVG driver: text stays text */
 
 static const char *driver_for(const char *path)
 {
@@ -24,8 +25,10 @@ static const char *driver_for(const char *path)
         return NULL;
     if (strcmp(dot, ".png") == 0)
         return "pngcairo";
+    /* PLplot's own SVG driver, not cairo's: it keeps text as <text>, so a
+     * figure's words can be searched, copied and checked. */
     if (strcmp(dot, ".svg") == 0)
-        return "svgcairo";
+        return "svg";
     if (strcmp(dot, ".pdf") == 0)
         return "pdfcairo";
     return NULL;
@@ -63,6 +66,7 @@ void figure_begin(const struct figure *fig, int subpages)
     char geometry[64];
 
     output_path = fig->path;
+    vector_text = strcmp(driver_for(fig->path), "svg") == 0;
     plsexit(on_plplot_exit);
     plsdev(driver_for(fig->path));
     plsfnam(fig->path);
@@ -72,7 +76,7 @@ void figure_begin(const struct figure *fig, int subpages)
     plscolbg(255, 255, 255);
     plssub(1, subpages);
     plinit();
-    plfont(2);
+    plfont(1);
 }
 
 void figure_end(void)
@@ -142,7 +146,13 @@ void draw_line(size_t n, const double *x, const double *y, double gap,
 void draw_points(size_t n, const double *x, const double *y, int colour)
 {
     plcol0(colour);
-    plschr(0, 0.6);
+    if (vector_text && n > 100) {
+        /* In SVG every marker is a <text> of its own (1 kB each): a long
+         * series is drawn as a thin line through its points instead. */
+        draw_line(n, x, y, NAN, colour, 1, 0.8);
+        return;
+    }
+    plschr(0, n > 1000 ? 0.4 : 0.6);
     plstring((PLINT)n, x, y, "•");
     plschr(0, 1.0);
 }
@@ -176,7 +186,19 @@ void legend_text(struct legend *l, const char *text)
     legend_add(l, PL_LEGEND_NONE, text, C_BLACK, 1, 1, "");
 }
 
+static void legend_place(const struct legend *l, int position, double x, double y, int columns);
+
 void legend_draw(const struct legend *l, int position)
+{
+    legend_place(l, position | PL_POSITION_INSIDE, 0.02, 0.03, 0);
+}
+
+void legend_draw_outside_top(const struct legend *l)
+{
+    legend_place(l, PL_POSITION_TOP | PL_POSITION_OUTSIDE, 0, 0.02, l->n);
+}
+
+static void legend_place(const struct legend *l, int position, double x, double y, int columns)
 {
     PLFLT w, h, scales[16], widths[16];
     PLINT text_colours[16], sym_numbers[16];
@@ -188,9 +210,11 @@ void legend_draw(const struct legend *l, int position)
     }
     pllsty(1);
     plwidth(1);
-    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             position | PL_POSITION_INSIDE | PL_POSITION_VIEWPORT, 0.02, 0.03, 0.08,
-             C_WHITE, C_BLACK, 1, 0, 0, l->n, l->opt, 1.0, 0.85, 1.6, 0.0,
+    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX |
+                         (columns > 1 ? PL_LEGEND_ROW_MAJOR : 0),
+             position | PL_POSITION_VIEWPORT, x, y, 0.08,
+             C_WHITE, C_BLACK, 1, columns > 1 ? 1 : 0, columns > 1 ? columns : 0, l->n, l->opt,
+             1.0, 0.85, 1.6, 0.0,
              text_colours, (const char **)l->text, NULL, NULL, NULL, NULL,
              l->colour, l->style, widths, l->colour, scales, sym_numbers,
              (const char **)l->symbol);

@@ -70,4 +70,7 @@ void legend_points(struct legend *l, const char *text, int colour);
 void legend_text(struct legend *l, const char *text);
 void legend_draw(const struct legend *l, int position);
 
+/* The legend in one row above the viewport. */
+void legend_draw_outside_top(const struct legend *l);
+
 #endif

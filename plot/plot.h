@@ -1,0 +1,40 @@
+/*
+ * plot.h -- tb-plot's settings and its four figures.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_PLOT_H
+#define TB_PLOT_H
+
+#include "figure.h"
+#include "tbfit.h"
+
+struct plot_settings {
+    struct figure fig;
+    const char **columns;       /* -c specs */
+    size_t ncolumns;
+    tb_fit_options fit;
+    int auto_order;
+    const char *ambient;
+    double from, to;
+    double tolerance, step;
+    int overlay;
+    const char *labels[TB_FIT_MAX_ORDER];
+    int nlabels;
+    char *labels_buf;           /* owns the labels' text */
+    const char *group_by;       /* compare: NULL, "dir" or "re:REGEX" */
+    int ops;                    /* compare: operations per second too */
+};
+
+/* Each returns an exit status (enum plot_exit) and prints its errors. */
+int plot_fit(const struct plot_settings *s, const char *path);
+int plot_raw(const struct plot_settings *s, const char *path);
+int plot_runlength(const struct plot_settings *s, const char *path);
+int plot_compare(const struct plot_settings *s, char **paths, int npaths);
+
+/* The run at PATH and the columns -c names in it (or the default ones);
+ * NULL with a message printed on error. */
+tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
+                      const struct plot_settings *s, int default_temperatures);
+
+#endif

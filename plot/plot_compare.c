@@ -1,0 +1,224 @@
+/*
+ * plot_compare.c -- the T∞ of tb-fit results side by side: one point per
+ * fitted column, or per group of runs (mean and Student-t interval), with
+ * error bars, and optionally operations per second on a second axis.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <libgen.h>
+#include <math.h>
+#include <plplot.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+struct group {
+    char *name;
+    double *t_inf, *ops;
+    size_t n, nops;
+    tb_estimate own;         /* the fit's interval, for a group of one */
+};
+
+/* The group a result belongs to: its directory, a regex's first group, or
+ * itself ("file: column"). */
+static char *group_key(const struct plot_settings *s, const tb_result *r, const regex_t *re)
+{
+    char *key = NULL;
+    if (!s->group_by) {
+        char *copy = strdup(r->file);
+        if (!copy)
+            return NULL;
+        char *base = basename(copy), *dot = strrchr(base, '.');
+        if (dot && strcmp(dot, ".csv") == 0)
+            *dot = '\0';
+        if (asprintf(&key, "%s: %s", base, r->column) < 0)
+            key = NULL;
+        free(copy);
+        return key;
+    }
+    if (strcmp(s->group_by, "dir") == 0) {
+        char *copy = strdup(r->file);
+        key = copy ? strdup(basename(dirname(copy))) : NULL;
+        free(copy);
+        return key;
+    }
+    regmatch_t m[2];
+    if (regexec(re, r->file, 2, m, 0) == 0 && m[1].rm_so >= 0)
+        return strndup(r->file + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+    return strdup("(no match)");
+}
+
+#define LABEL_MAX 30
+
+/* NAME cut to its last LABEL_MAX characters, where runs differ
+ * ("…bench-t1-15min: CPU_0_temp"). */
+static void shorten(const char *name, char *out, size_t size)
+{
+    size_t len = strlen(name);
+    if (len <= LABEL_MAX) {
+        snprintf(out, size, "%s", name);
+        return;
+    }
+    const char *tail = name + len - (LABEL_MAX - 1);
+    while ((*tail & 0xC0) == 0x80)   /* not inside a UTF-8 character */
+        tail++;
+    snprintf(out, size, "…%s", tail);
+}
+
+int plot_compare(const struct plot_settings *s, char **paths, int npaths)
+{
+    tb_result *rows = NULL;
+    size_t nrows = 0, ngroups = 0;
+    struct group *groups = NULL;
+    char err[TB_ERRMAX];
+    regex_t re;
+    int have_re = 0, status = PLOT_EXIT_OK;
+
+    for (int i = 0; i < npaths; i++) {
+        if (tb_results_read(paths[i], &rows, &nrows, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-plot: %s\n", err);
+            tb_results_free(rows, nrows);
+            return PLOT_EXIT_INPUT;
+        }
+    }
+    if (nrows == 0) {
+        fprintf(stderr, "tb-plot: no results in the files given\n");
+        return PLOT_EXIT_INPUT;
+    }
+    if (s->group_by && strncmp(s->group_by, "re:", 3) == 0) {
+        int rc = regcomp(&re, s->group_by + 3, REG_EXTENDED);
+        if (rc != 0) {
+            regerror(rc, &re, err, sizeof err);
+            fprintf(stderr, "tb-plot: --group-by: %s: %s\n", s->group_by + 3, err);
+            tb_results_free(rows, nrows);
+            return PLOT_EXIT_INPUT;
+        }
+        have_re = 1;
+    }
+    groups = calloc(nrows, sizeof *groups);
+    for (size_t i = 0; groups && i < nrows; i++) {
+        char *key = group_key(s, &rows[i], &re);
+        size_t g = 0;
+        while (g < ngroups && strcmp(groups[g].name, key ? key : "") != 0)
+            g++;
+        if (g == ngroups) {
+            groups[g].name = key ? key : strdup("?");
+            groups[g].t_inf = calloc(nrows, sizeof(double));
+            groups[g].ops = calloc(nrows, sizeof(double));
+            groups[g].own = rows[i].t_inf;
+            ngroups++;
+        } else {
+            free(key);
+        }
+        groups[g].t_inf[groups[g].n++] = rows[i].t_inf.value;
+        if (isfinite(rows[i].ops_per_s))
+            groups[g].ops[groups[g].nops++] = rows[i].ops_per_s;
+    }
+
+    double x[256], y[256], ylo[256], yhi[256], oy[256];
+    double lo = INFINITY, hi = -INFINITY, olo = INFINITY, ohi = -INFINITY;
+    size_t ng = ngroups < 256 ? ngroups : 256;
+    int any_ops = 0;
+    for (size_t g = 0; g < ng; g++) {
+        double half;
+        x[g] = (double)g + 1;
+        y[g] = tb_mean_ci(groups[g].t_inf, groups[g].n, s->fit.level, &half);
+        ylo[g] = groups[g].n >= 2 ? y[g] - half : groups[g].own.lo;
+        yhi[g] = groups[g].n >= 2 ? y[g] + half : groups[g].own.hi;
+        if (!isfinite(ylo[g]) || !isfinite(yhi[g]))
+            ylo[g] = yhi[g] = y[g];
+        lo = fmin(lo, ylo[g]);
+        hi = fmax(hi, yhi[g]);
+        oy[g] = groups[g].nops ? tb_mean_ci(groups[g].ops, groups[g].nops, s->fit.level, &half) : NAN;
+        if (isfinite(oy[g])) {
+            any_ops = 1;
+            olo = fmin(olo, oy[g]);
+            ohi = fmax(ohi, oy[g]);
+        }
+    }
+    if (s->ops && !any_ops)
+        fprintf(stderr, "tb-plot: note: the results have no operations per second to draw\n");
+    int draw_ops = s->ops && any_ops;
+    padded_range(&lo, &hi);
+    if (draw_ops) {
+        padded_range(&olo, &ohi);
+        padded_range(&olo, &ohi);   /* room for the markers */
+    }
+
+    figure_begin(&s->fig, 1);
+    pladv(0);
+    double right = draw_ops ? 0.88 : 0.97;
+    /* Long names stand upright under their points, so leave room. */
+    size_t longest = 0;
+    for (size_t g = 0; g < ng; g++)
+        longest = strlen(groups[g].name) > longest ? strlen(groups[g].name) : longest;
+    if (longest > LABEL_MAX)
+        longest = LABEL_MAX;
+    int upright = ng > 4 || longest > 16;
+    double bottom = upright ? fmin(0.10 + 0.0155 * (double)longest * 800 / s->fig.height, 0.55) : 0.14;
+    double x0 = 0.4, x1 = (double)ng + 0.6;
+    draw_axes(0.09, right, bottom, 0.80, x0, x1, lo, hi, "bc", draw_ops ? "bnstv" : "bcnstv",
+              NULL, "T∞ (°C)");
+    plcol0(C_BLACK);
+    plmtex("t", 5.0, 0.5, 0.5, s->fig.title ? s->fig.title : "T∞ compared");
+    plschr(0, ng > 12 ? 0.6 : 0.8);
+    for (size_t g = 0; g < ng; g++) {
+        double pos = ((double)g + 1 - x0) / (x1 - x0);
+        char label[LABEL_MAX + 8];
+        shorten(groups[g].name, label, sizeof label);
+        if (upright)
+            plmtex("bv", 0.7, pos, 1.0, label);
+        else
+            plmtex("b", 1.5, pos, 0.5, label);
+        if (groups[g].n > 1) {
+            char count[32];
+            snprintf(count, sizeof count, "n = %zu", groups[g].n);
+            plptex((double)g + 1, yhi[g] + (hi - lo) * 0.02, 1.0, 0.0, 0.5, count);
+        }
+    }
+    plschr(0, 1.0);
+    plcol0(C_BLUE);
+    plwidth(2);
+    plerry((PLINT)ng, x, ylo, yhi);
+    plschr(0, 1.5);
+    plstring((PLINT)ng, x, y, "•");
+    plschr(0, 1.0);
+    struct legend lg = {0};
+    char text[160];
+    snprintf(text, sizeof text, "T∞ %s with its %g %% interval",
+             s->group_by ? "mean of each group" : "of each fit", s->fit.level * 100);
+    legend_points(&lg, text, C_BLUE);
+    if (draw_ops) {
+        plwind(0.4, (double)ng + 0.6, olo, ohi);
+        plcol0(C_BLACK);
+        plbox("", 0, 0, "cmstv", 0, 0);
+        plmtex("r", 4.5, 0.5, 0.5, "operations/s");
+        double ox[256];
+        for (size_t g = 0; g < ng; g++)
+            ox[g] = x[g] + 0.18;   /* beside its T∞, not on it */
+        plcol0(C_ORANGE);
+        plschr(0, 1.2);
+        plstring((PLINT)ng, ox, oy, "◆");
+        plschr(0, 1.0);
+        legend_points(&lg, "operations per second (right axis)", C_ORANGE);
+        lg.symbol[lg.n - 1] = "◆";
+    }
+    legend_draw_outside_top(&lg);
+    figure_end();
+
+    for (size_t g = 0; g < ngroups; g++) {
+        free(groups[g].name);
+        free(groups[g].t_inf);
+        free(groups[g].ops);
+    }
+    free(groups);
+    if (have_re)
+        regfree(&re);
+    tb_results_free(rows, nrows);
+    return status;
+}

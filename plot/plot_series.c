@@ -1,0 +1,310 @@
+/*
+ * plot_series.c -- a run's raw series (a second y axis for a second unit,
+ * gaps where data are missing) and its run-length analysis.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "plot.h"
+
+static const int colours[] = {C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN, C_TEAL,
+                              C_PINK, C_OLIVE};
+
+/* A hole in a sparse series is a step over three median periods. */
+static double gap_of(const tb_column *c, double scale)
+{
+    if (c->n < 3)
+        return NAN;
+    double *dt = malloc((c->n - 1) * sizeof *dt);
+    if (!dt)
+        return NAN;
+    for (size_t i = 1; i < c->n; i++)
+        dt[i - 1] = c->t[i] - c->t[i - 1];
+    double med = gsl_stats_median(dt, 1, c->n - 1);
+    free(dt);
+    return 3 * med / scale;
+}
+
+/* Frequencies in MHz or GHz rather than with an exponent on the axis. */
+static double unit_scale(const char *unit, double max, const char **shown)
+{
+    *shown = unit;
+    if (strcmp(unit, "Hz") != 0)
+        return 1;
+    if (max >= 1e9) {
+        *shown = "GHz";
+        return 1e9;
+    }
+    if (max >= 1e6) {
+        *shown = "MHz";
+        return 1e6;
+    }
+    if (max >= 1e3) {
+        *shown = "kHz";
+        return 1e3;
+    }
+    return 1;
+}
+
+/* The points of C inside the window, in display units. */
+static size_t window_of(const tb_column *c, double from, double to, double scale,
+                        double vscale, double **x, double **y)
+{
+    size_t n = 0;
+    *x = malloc((c->n ? c->n : 1) * sizeof **x);
+    *y = malloc((c->n ? c->n : 1) * sizeof **y);
+    if (!*x || !*y)
+        return 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->t[i] < from || c->t[i] > to)
+            continue;
+        (*x)[n] = c->t[i] / scale;
+        (*y)[n++] = c->v[i] / vscale;
+    }
+    return n;
+}
+
+int plot_raw(const struct plot_settings *s, const char *path)
+{
+    size_t *idx, n;
+    tb_run *run = plot_read_run(path, &idx, &n, s, 0);
+    const char *units[2] = {NULL, NULL};
+
+    if (!run)
+        return PLOT_EXIT_INPUT;
+    /* Draw the ambient too when there is one and temperatures are shown. */
+    size_t amb = 0;
+    for (size_t i = 1; i < tb_run_ncolumns(run); i++)
+        if (strcasestr(tb_run_column(run, i)->name, "ambient"))
+            amb = i;
+    int has_amb = 0, has_temp = 0;
+    for (size_t k = 0; k < n; k++) {
+        has_amb |= idx[k] == amb;
+        has_temp |= strcmp(tb_run_column(run, idx[k])->unit, "°C") == 0;
+    }
+    if (amb && !has_amb && has_temp && strcmp(tb_run_column(run, amb)->unit, "°C") == 0)
+        idx[n++] = amb;
+    for (size_t k = 0; k < n; k++) {
+        const char *u = tb_run_column(run, idx[k])->unit;
+        if (units[0] && strcmp(units[0], u) == 0)
+            continue;
+        if (units[1] && strcmp(units[1], u) == 0)
+            continue;
+        if (!units[0]) {
+            units[0] = u;
+        } else if (!units[1]) {
+            units[1] = u;
+        } else {
+            fprintf(stderr, "tb-plot: %s: columns in more than two units (%s, %s, %s): "
+                    "choose columns of at most two\n", path, *units[0] ? units[0] : "none",
+                    *units[1] ? units[1] : "none", *u ? u : "none");
+            free(idx);
+            tb_run_free(run);
+            return PLOT_EXIT_INPUT;
+        }
+    }
+
+    double t_min = INFINITY, t_max = -INFINITY, lo[2] = {INFINITY, INFINITY},
+           hi[2] = {-INFINITY, -INFINITY};
+    for (size_t k = 0; k < n; k++) {
+        const tb_column *c = tb_run_column(run, idx[k]);
+        int axis = strcmp(c->unit, units[0]) == 0 ? 0 : 1;
+        for (size_t i = 0; i < c->n; i++) {
+            if (c->t[i] < s->from || c->t[i] > s->to)
+                continue;
+            t_min = fmin(t_min, c->t[i]);
+            t_max = fmax(t_max, c->t[i]);
+            lo[axis] = fmin(lo[axis], c->v[i]);
+            hi[axis] = fmax(hi[axis], c->v[i]);
+        }
+    }
+    if (!isfinite(t_min)) {
+        fprintf(stderr, "tb-plot: %s: no points to draw in the window\n", path);
+        free(idx);
+        tb_run_free(run);
+        return PLOT_EXIT_INPUT;
+    }
+    const char *xlabel;
+    double scale = time_scale(t_max - t_min, &xlabel);
+    double t_lo = t_min / scale, t_hi = t_max / scale;
+    padded_range(&t_lo, &t_hi);
+    double vscale[2] = {1, 1};
+    const char *shown[2] = {units[0], units[1]};
+    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
+        vscale[a] = unit_scale(units[a], fmax(fabs(lo[a]), fabs(hi[a])), &shown[a]);
+        lo[a] /= vscale[a];
+        hi[a] /= vscale[a];
+        padded_range(&lo[a], &hi[a]);
+    }
+
+    char ylabel[2][64];
+    for (int a = 0; a < 2; a++)
+        snprintf(ylabel[a], sizeof ylabel[a], "%s", shown[a] && *shown[a] ? shown[a] : "value");
+    figure_begin(&s->fig, 1);
+    pladv(0);
+    struct legend lg = {0};
+    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
+        if (a == 0) {
+            draw_axes(0.09, units[1] ? 0.90 : 0.97, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
+                      "bcnst", units[1] ? "bnstv" : "bcnstv", xlabel, ylabel[0]);
+        } else {
+            plwind(t_lo, t_hi, lo[1], hi[1]);
+            plcol0(C_BLACK);
+            plbox("", 0, 0, "cmstv", 0, 0);
+            plmtex("r", 4.5, 0.5, 0.5, ylabel[1]);
+        }
+        for (size_t k = 0; k < n; k++) {
+            const tb_column *c = tb_run_column(run, idx[k]);
+            if ((strcmp(c->unit, units[0]) == 0) != (a == 0))
+                continue;
+            double *x, *y;
+            size_t m = window_of(c, s->from, s->to, scale, vscale[a], &x, &y);
+            int colour = colours[k % 9], style = a == 0 ? 1 : 2;
+            if (idx[k] == amb)
+                colour = C_GREY;
+            if (m == 1)
+                draw_points(1, x, y, colour);
+            draw_line(m, x, y, gap_of(c, scale), colour, style, 2);
+            free(x);
+            free(y);
+            static char text[16][128];
+            snprintf(text[k % 16], sizeof text[k % 16], "%s%s", c->name,
+                     units[1] ? (a == 0 ? " (left axis)" : " (right axis)") : "");
+            legend_line(&lg, text[k % 16], colour, style, 2);
+        }
+    }
+    plwind(t_lo, t_hi, lo[0], hi[0]);
+    plcol0(C_BLACK);
+    plmtex("t", 1.2, 0.5, 0.5, s->fig.title ? s->fig.title : path);
+    legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    figure_end();
+    free(idx);
+    tb_run_free(run);
+    return PLOT_EXIT_OK;
+}
+
+int plot_runlength(const struct plot_settings *s, const char *path)
+{
+    size_t *idx, n;
+    tb_run *run = plot_read_run(path, &idx, &n, s, 1);
+    char err[TB_ERRMAX];
+    double *t = NULL, *y = NULL;
+    size_t m;
+
+    if (!run)
+        return PLOT_EXIT_INPUT;
+    const tb_column *c = tb_run_column(run, idx[0]);
+    if (n > 1)
+        fprintf(stderr, "tb-plot: note: %s: drawing %s only; name another with -c\n", path, c->name);
+    const tb_column *amb = NULL;
+    size_t a;
+    if (s->ambient && tb_run_select(run, s->ambient, &a, 1, err, sizeof err) == 1)
+        amb = tb_run_column(run, a);
+    if (tb_series_extract(c, s->from, s->to, amb, &t, &y, &m, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s: %s\n", path, err);
+        free(idx);
+        tb_run_free(run);
+        return PLOT_EXIT_INPUT;
+    }
+    tb_series ser = {t, y, m};
+    tb_run_length rl;
+    if (tb_run_length_estimate(&ser, &s->fit, s->step, s->tolerance, &rl, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s: %s: %s\n", path, c->name, err);
+        free(t);
+        free(y);
+        free(idx);
+        tb_run_free(run);
+        return PLOT_EXIT_FIT;
+    }
+
+    const char *xlabel;
+    double scale = time_scale(rl.prefix[rl.nprefix - 1].length, &xlabel);
+    const char *xl = scale > 1 ? "run length (min)" : "run length (s)";
+    (void)xlabel;
+    double full = rl.t_inf.value, tol = s->tolerance;
+    /* Room for the band and the sound estimates; wild ones are clipped. */
+    double lo = full - 4 * tol, hi = full + 4 * tol;
+    for (size_t k = 0; k < rl.nprefix; k++) {
+        const tb_prefix *p = &rl.prefix[k];
+        if (p->ok && !(p->flags & TB_FIT_DEGENERATE) && fabs(p->t_inf.value - full) < 10 * tol) {
+            lo = fmin(lo, fmax(p->t_inf.lo, full - 10 * tol));
+            hi = fmax(hi, fmin(p->t_inf.hi, full + 10 * tol));
+        }
+    }
+    double x_hi = rl.prefix[rl.nprefix - 1].length / scale * 1.04;
+    figure_begin(&s->fig, 1);
+    pladv(0);
+    char ylabel[128], title[512];
+    snprintf(ylabel, sizeof ylabel, "T∞ of %s (%s)", c->name, s->ambient ? "°C above ambient" : "°C");
+    draw_axes(0.09, 0.97, 0.10, 0.92, 0, x_hi, lo, hi, "bcnst", "bcnstv", xl, ylabel);
+    snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : path);
+    plcol0(C_BLACK);
+    plmtex("t", 1.2, 0.5, 0.5, title);
+
+    double bx[4] = {0, x_hi, x_hi, 0}, by[4] = {full - tol, full - tol, full + tol, full + tol};
+    plcol0(C_BAND);
+    plfill(4, bx, by);
+    double fx[2] = {0, x_hi}, fy[2] = {full, full};
+    draw_line(2, fx, fy, NAN, C_GREY, 3, 1.5);
+
+    struct legend lg = {0};
+    for (int pass = 0; pass < 2; pass++) {   /* unsound estimates first, grey */
+        double xs[256], ys[256], ylo[256], yhi[256];
+        size_t k2 = 0;
+        for (size_t k = 0; k < rl.nprefix && k2 < 256; k++) {
+            const tb_prefix *p = &rl.prefix[k];
+            int sound = p->ok && !(p->flags & TB_FIT_DEGENERATE);
+            if (!p->ok || sound != pass)
+                continue;
+            xs[k2] = p->length / scale;
+            ys[k2] = fmin(fmax(p->t_inf.value, lo), hi);
+            ylo[k2] = fmin(fmax(isfinite(p->t_inf.lo) ? p->t_inf.lo : ys[k2], lo), hi);
+            yhi[k2] = fmin(fmax(isfinite(p->t_inf.hi) ? p->t_inf.hi : ys[k2], lo), hi);
+            k2++;
+        }
+        int colour = pass ? C_BLUE : C_GREY;
+        plcol0(colour);
+        plwidth(1.5);
+        if (k2)
+            plerry((PLINT)k2, xs, ylo, yhi);
+        plschr(0, 1.2);
+        if (k2)
+            plstring((PLINT)k2, xs, ys, "•");
+        plschr(0, 1.0);
+    }
+    char t_full[128], t_band[64], t_short[128];
+    legend_points(&lg, "T∞ fitted to the run's first minutes, with its interval", C_BLUE);
+    legend_points(&lg, "a flagged (degenerate) fit, clipped to the frame", C_GREY);
+    snprintf(t_full, sizeof t_full, "T∞ of the whole run: %.2f °C", full);
+    legend_line(&lg, t_full, C_GREY, 3, 1.5);
+    snprintf(t_band, sizeof t_band, "± %g °C", tol);
+    legend_line(&lg, t_band, C_BAND, 1, 8);
+    if (isfinite(rl.shortest)) {
+        double sx[2] = {rl.shortest / scale, rl.shortest / scale}, sy[2] = {lo, hi};
+        draw_line(2, sx, sy, NAN, C_RED, 2, 2);
+        snprintf(t_short, sizeof t_short, "shortest run: %.0f s (%.1f min); settles after %.0f s",
+                 rl.shortest, rl.shortest / 60, rl.settle);
+    } else {
+        snprintf(t_short, sizeof t_short, "no prefix stays within ± %g °C; settles after %.0f s",
+                 tol, rl.settle);
+    }
+    legend_line(&lg, t_short, C_RED, 2, 2);
+    legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    figure_end();
+    tb_run_length_clear(&rl);
+    free(t);
+    free(y);
+    free(idx);
+    tb_run_free(run);
+    return PLOT_EXIT_OK;
+}

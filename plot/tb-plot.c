@@ -1,0 +1,314 @@
+/*
+ * tb-plot -- PLplot figures of runs, fits, run-length estimates and
+ * comparisons, drawn from libtbfit's reader and fit engine, so that a figure
+ * shows exactly what tb-fit reports.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+static const char usage_text[] =
+    "Usage: tb-plot fit RUN.csv [OPTION]... -o FIGURE\n"
+    "       tb-plot raw RUN.csv -c COLUMN... [OPTION]... -o FIGURE\n"
+    "       tb-plot runlength RUN.csv [-c COLUMN] [OPTION]... -o FIGURE\n"
+    "       tb-plot compare RESULTS.csv... [OPTION]... -o FIGURE\n"
+    "Draw a figure of a run: its fit with components and residuals, its raw\n"
+    "series, its run-length analysis; or compare the T∞ of tb-fit results.\n"
+    "The figure's format follows its extension: .png, .svg or .pdf.\n"
+    "\n"
+    "Figure:\n"
+    "  -o, --output=FILE      the figure to write (required)\n"
+    "      --size=WxH         its size in pixels (default 1280x800)\n"
+    "      --title=TEXT       its title (default: the run and column)\n"
+    "\n"
+    "Data and model (as for tb-fit):\n"
+    "  -c, --column=SPEC      a column: header, name, glob or number; may be\n"
+    "                         repeated (fit: default every °C column but the\n"
+    "                         ambient one)\n"
+    "  -n, --order=N|auto     terms of the model, 1 to 4 (default 3)\n"
+    "      --ambient=COLUMN   subtract this column before fitting\n"
+    "      --from=TIME        from this time of the run (90, 90s, 5min, 1h)\n"
+    "      --to=TIME          up to this time of the run\n"
+    "      --tau-min=TIME     shortest τ searched\n"
+    "      --tau-max=TIME     longest τ searched\n"
+    "      --level=P          confidence level (default 0.95)\n"
+    "      --labels=L1,...    names of the terms, fastest first\n"
+    "      --overlay          fit: all columns in one panel\n"
+    "      --tolerance=DEG    runlength: tolerance in °C (default 0.5)\n"
+    "      --step=TIME        runlength: growth of the prefixes (default 60s)\n"
+    "      --group-by=HOW     compare: dir (the file's directory) or re:REGEX\n"
+    "                         (its first group in the file's path)\n"
+    "      --ops              compare: operations per second on a second axis\n"
+    "  -h, --help             show this help and exit\n"
+    "  -V, --version          show the version and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 a fit failed (the data are drawn and the figure\n"
+    "says so), 2 usage or input error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("tb-plot: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'tb-plot --help' for more information.\n", stderr);
+    return PLOT_EXIT_INPUT;
+}
+
+static int parse_number(const char *s, double *x)
+{
+    char *end;
+    errno = 0;
+    *x = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0 && isfinite(*x) ? 0 : -1;
+}
+
+tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
+                      const struct plot_settings *s, int default_temperatures)
+{
+    char err[TB_ERRMAX];
+    tb_run *run = tb_run_read(path, NULL, err, sizeof err);
+
+    if (!run) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return NULL;
+    }
+    for (size_t w = 0; w < tb_run_nwarnings(run); w++)
+        fprintf(stderr, "tb-plot: warning: %s\n", tb_run_warning(run, w));
+    size_t ncols = tb_run_ncolumns(run);
+    char *taken = calloc(ncols, 1);
+    size_t *found = malloc(ncols * sizeof *found);
+    *idx = malloc(ncols * sizeof **idx);
+    *n = 0;
+    if (!taken || !found || !*idx)
+        goto fail;
+    if (s->ncolumns == 0 && default_temperatures) {
+        ssize_t amb = -1;
+        size_t a;
+        if (s->ambient && tb_run_select(run, s->ambient, &a, 1, err, sizeof err) == 1)
+            amb = (ssize_t)a;
+        *n = tb_default_columns(run, amb, *idx, NULL, NULL);
+        if (*n == 0) {
+            fprintf(stderr, "tb-plot: %s: no temperature (°C) column to draw; name one with -c\n", path);
+            goto fail;
+        }
+    } else {
+        for (size_t k = 0; k < s->ncolumns; k++) {
+            ssize_t m = tb_run_select(run, s->columns[k], found, ncols, err, sizeof err);
+            if (m < 0) {
+                fprintf(stderr, "tb-plot: %s\n", err);
+                goto fail;
+            }
+            for (ssize_t j = 0; j < m; j++)
+                taken[found[j]] = 1;
+        }
+        for (size_t i = 1; i < ncols; i++)
+            if (taken[i])
+                (*idx)[(*n)++] = i;
+        if (*n == 0) {
+            fprintf(stderr, "tb-plot: %s: no column to draw (the time column is the x axis)\n", path);
+            goto fail;
+        }
+    }
+    free(taken);
+    free(found);
+    return run;
+fail:
+    free(taken);
+    free(found);
+    free(*idx);
+    *idx = NULL;
+    tb_run_free(run);
+    return NULL;
+}
+
+static int parse_arguments(int argc, char **argv, struct plot_settings *s)
+{
+    enum {
+        OPT_SIZE = 256, OPT_TITLE, OPT_AMBIENT, OPT_FROM, OPT_TO, OPT_TAU_MIN, OPT_TAU_MAX,
+        OPT_LEVEL, OPT_LABELS, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_OPS,
+    };
+    static const struct option options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"column", required_argument, NULL, 'c'},
+        {"order", required_argument, NULL, 'n'},
+        {"ambient", required_argument, NULL, OPT_AMBIENT},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"to", required_argument, NULL, OPT_TO},
+        {"tau-min", required_argument, NULL, OPT_TAU_MIN},
+        {"tau-max", required_argument, NULL, OPT_TAU_MAX},
+        {"level", required_argument, NULL, OPT_LEVEL},
+        {"labels", required_argument, NULL, OPT_LABELS},
+        {"overlay", no_argument, NULL, OPT_OVERLAY},
+        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"step", required_argument, NULL, OPT_STEP},
+        {"group-by", required_argument, NULL, OPT_GROUP_BY},
+        {"ops", no_argument, NULL, OPT_OPS},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, w, h;
+    double x;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:c:n:hV", options, NULL)) != -1) {
+        switch (c) {
+        case 'o': s->fig.path = optarg; break;
+        case OPT_SIZE: {
+            char tail;
+            if (sscanf(optarg, "%dx%d%c", &w, &h, &tail) != 2 || w < 200 || h < 150 ||
+                w > 10000 || h > 10000)
+                return usage_error("--size wants WIDTHxHEIGHT from 200x150 to 10000x10000, not '%s'", optarg);
+            s->fig.width = w;
+            s->fig.height = h;
+            break;
+        }
+        case OPT_TITLE: s->fig.title = optarg; break;
+        case 'c': {
+            const char **nc = realloc(s->columns, (s->ncolumns + 1) * sizeof *nc);
+            if (!nc)
+                return usage_error("%s", "out of memory");
+            s->columns = nc;
+            nc[s->ncolumns++] = optarg;
+            break;
+        }
+        case 'n':
+            if (strcmp(optarg, "auto") == 0) {
+                s->auto_order = 1;
+            } else if (parse_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > TB_FIT_MAX_ORDER) {
+                return usage_error("--order wants 1 to 4 or auto, not '%s'", optarg);
+            } else {
+                s->auto_order = 0;
+                s->fit.order = (int)x;
+            }
+            break;
+        case OPT_AMBIENT: s->ambient = optarg; break;
+        case OPT_FROM:
+            if (tb_parse_duration(optarg, &s->from) < 0)
+                return usage_error("--from wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
+            break;
+        case OPT_TO:
+            if (tb_parse_duration(optarg, &s->to) < 0)
+                return usage_error("--to wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
+            break;
+        case OPT_TAU_MIN:
+            if (tb_parse_duration(optarg, &s->fit.tau_min) < 0 || !(s->fit.tau_min > 0))
+                return usage_error("--tau-min wants a positive time, not '%s'", optarg);
+            break;
+        case OPT_TAU_MAX:
+            if (tb_parse_duration(optarg, &s->fit.tau_max) < 0 || !(s->fit.tau_max > 0))
+                return usage_error("--tau-max wants a positive time, not '%s'", optarg);
+            break;
+        case OPT_LEVEL:
+            if (parse_number(optarg, &x) < 0 || !(x > 0 && x < 1))
+                return usage_error("--level wants a probability between 0 and 1, not '%s'", optarg);
+            s->fit.level = x;
+            break;
+        case OPT_LABELS:
+            free(s->labels_buf);
+            s->labels_buf = strdup(optarg);
+            s->nlabels = 0;
+            for (char *save = NULL, *t = s->labels_buf ? strtok_r(s->labels_buf, ",", &save) : NULL; t;
+                 t = strtok_r(NULL, ",", &save)) {
+                if (s->nlabels == TB_FIT_MAX_ORDER)
+                    return usage_error("--labels names more than 4 terms: '%s'", optarg);
+                s->labels[s->nlabels++] = t;
+            }
+            break;
+        case OPT_OVERLAY: s->overlay = 1; break;
+        case OPT_TOLERANCE:
+            if (parse_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
+                return usage_error("--tolerance wants a positive number of °C, not '%s'", optarg);
+            break;
+        case OPT_STEP:
+            if (tb_parse_duration(optarg, &s->step) < 0 || !(s->step > 0))
+                return usage_error("--step wants a positive time, not '%s'", optarg);
+            break;
+        case OPT_GROUP_BY:
+            if (strcmp(optarg, "dir") != 0 && strncmp(optarg, "re:", 3) != 0)
+                return usage_error("--group-by wants dir or re:REGEX, not '%s'", optarg);
+            s->group_by = optarg;
+            break;
+        case OPT_OPS: s->ops = 1; break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(PLOT_EXIT_OK);
+        case 'V':
+            puts("tb-plot (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            exit(PLOT_EXIT_OK);
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!s->fig.path)
+        return usage_error("%s", "no figure to write: give -o FILE (.png, .svg or .pdf)");
+    if (s->from >= s->to)
+        return usage_error("%s", "--from must be before --to");
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct plot_settings s = {
+        .fig = {.width = 1280, .height = 800},
+        .fit = tb_fit_default_options(), .to = INFINITY, .tolerance = 0.5, .step = 60,
+    };
+    char err[TB_ERRMAX];
+
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(usage_text, stdout);
+        return PLOT_EXIT_OK;
+    }
+    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+        puts("tb-plot (" PACKAGE_NAME ") " PACKAGE_VERSION);
+        return PLOT_EXIT_OK;
+    }
+    if (argc < 2)
+        return usage_error("%s", "no figure named: fit, raw, runlength or compare");
+    const char *what = argv[1];
+    if (strcmp(what, "fit") && strcmp(what, "raw") && strcmp(what, "runlength") &&
+        strcmp(what, "compare"))
+        return usage_error("unknown figure '%s': fit, raw, runlength or compare", what);
+    int status = parse_arguments(argc - 1, argv + 1, &s);
+    if (status >= 0)
+        return status;
+    int first = optind + 1, nargs = argc - first;
+    if (nargs < 1)
+        return usage_error("%s", strcmp(what, "compare") ? "no run given" : "no results given");
+    if (strcmp(what, "compare") != 0 && nargs > 1)
+        return usage_error("one run at a time, not '%s' too", argv[first + 1]);
+    if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
+        return usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
+    if (strcmp(what, "runlength") == 0 && s.auto_order)
+        return usage_error("%s", "runlength works with a fixed --order");
+    if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return PLOT_EXIT_INPUT;
+    }
+
+    if (strcmp(what, "fit") == 0)
+        status = plot_fit(&s, argv[first]);
+    else if (strcmp(what, "raw") == 0)
+        status = plot_raw(&s, argv[first]);
+    else if (strcmp(what, "runlength") == 0)
+        status = plot_runlength(&s, argv[first]);
+    else
+        status = plot_compare(&s, argv + first, nargs);
+    if (status == PLOT_EXIT_INPUT)
+        remove(s.fig.path);   /* no half-made figure left behind */
+    free(s.columns);
+    free(s.labels_buf);
+    return status;
+}
