@@ -190,8 +190,8 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     plschr(0, 1.0);
     struct legend lg = {0};
     char text[160];
-    snprintf(text, sizeof text, "T∞ %s with its %g %% interval",
-             s->group_by ? "mean of each group" : "of each fit", s->fit.level * 100);
+    snprintf(text, sizeof text, "T∞%s, %g %% interval", s->group_by ? " (group mean)" : "",
+             s->fit.level * 100);
     legend_points(&lg, text, C_BLUE);
     if (draw_ops) {
         plwind(0.4, (double)ng + 0.6, olo, ohi);
@@ -205,7 +205,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         plschr(0, 1.2);
         plstring((PLINT)ng, ox, oy, "◆");
         plschr(0, 1.0);
-        legend_points(&lg, "operations per second (right axis)", C_ORANGE);
+        legend_points(&lg, "operations/s (right axis)", C_ORANGE);
         lg.symbol[lg.n - 1] = "◆";
     }
     legend_draw_outside_top(&lg);
