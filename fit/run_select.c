@@ -80,3 +80,32 @@ ssize_t tb_run_select(const tb_run *run, const char *spec, size_t *idx,
     }
     return (ssize_t)found;
 }
+
+ssize_t tb_run_select_all(const tb_run *run, const char *const *specs, size_t nspecs,
+                          size_t *idx, char *err, size_t errlen)
+{
+    size_t ncols = run->ncols, n = 0;
+    char *taken = calloc(ncols, 1);
+    size_t *found = malloc(ncols * sizeof *found);
+    ssize_t rc = -1;
+
+    if (!taken || !found) {
+        snprintf(err, errlen, "%s: out of memory", run->source);
+        goto out;
+    }
+    for (size_t k = 0; k < nspecs; k++) {
+        ssize_t m = tb_run_select(run, specs[k], found, ncols, err, errlen);
+        if (m < 0)
+            goto out;
+        for (ssize_t j = 0; j < m; j++)
+            taken[found[j]] = 1;
+    }
+    for (size_t i = 0; i < ncols; i++)
+        if (taken[i])
+            idx[n++] = i;
+    rc = (ssize_t)n;
+out:
+    free(taken);
+    free(found);
+    return rc;
+}

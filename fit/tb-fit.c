@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "report.h"
 #include "tbfit.h"
 
@@ -33,14 +34,11 @@ void openblas_set_num_threads(int n);
 #endif
 
 struct settings {
-    tb_fit_options fit;
-    int auto_order;
+    struct tb_model_settings m;   /* -n, --ambient, --from, --to, τ range, level, labels */
     const char **columns;
     size_t ncolumns;
     const char **work;
     size_t nwork;
-    const char *ambient;
-    double from, to;
     int shared_tau;
     int strict;
     int run_length;
@@ -48,9 +46,6 @@ struct settings {
     double step;
     enum tb_format format;
     int jobs;
-    const char *labels[TB_FIT_MAX_ORDER];
-    int nlabels;
-    char *labels_buf;
 };
 
 struct job {
@@ -113,10 +108,7 @@ static const char usage_text[] =
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fputs("tb-fit: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nTry 'tb-fit --help' for more information.\n", stderr);
-    return EXIT_INPUT;
+    return tb_cli_usage_error("tb-fit", fmt, arg);
 }
 
 static int push(const char ***v, size_t *n, const char *s)
@@ -129,48 +121,16 @@ static int push(const char ***v, size_t *n, const char *s)
     return 0;
 }
 
-static int parse_number(const char *s, double *x)
-{
-    char *end;
-    errno = 0;
-    *x = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*x) ? 0 : -1;
-}
-
-static int parse_labels(struct settings *s, const char *arg)
-{
-    free(s->labels_buf);
-    if (!(s->labels_buf = strdup(arg)))
-        return -1;
-    s->nlabels = 0;
-    for (char *p = s->labels_buf, *save = NULL, *tok;
-         (tok = strtok_r(p, ",", &save)); p = NULL) {
-        if (s->nlabels == TB_FIT_MAX_ORDER)
-            return -1;
-        s->labels[s->nlabels++] = tok;
-    }
-    return s->nlabels > 0 ? 0 : -1;
-}
-
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
     enum {
-        OPT_AMBIENT = 256, OPT_FROM, OPT_TO, OPT_SHARED_TAU, OPT_WORK, OPT_TAU_MIN,
-        OPT_TAU_MAX, OPT_LABELS, OPT_LEVEL, OPT_CI, OPT_SEED, OPT_STRICT,
-        OPT_RUN_LENGTH, OPT_TOLERANCE, OPT_STEP,
+        OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
+        OPT_TOLERANCE, OPT_STEP,
     };
-    static const struct option options[] = {
-        {"order", required_argument, NULL, 'n'},
+    static const struct option own[] = {
         {"column", required_argument, NULL, 'c'},
-        {"ambient", required_argument, NULL, OPT_AMBIENT},
-        {"from", required_argument, NULL, OPT_FROM},
-        {"to", required_argument, NULL, OPT_TO},
         {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
         {"work", required_argument, NULL, OPT_WORK},
-        {"tau-min", required_argument, NULL, OPT_TAU_MIN},
-        {"tau-max", required_argument, NULL, OPT_TAU_MAX},
-        {"labels", required_argument, NULL, OPT_LABELS},
-        {"level", required_argument, NULL, OPT_LEVEL},
         {"ci", required_argument, NULL, OPT_CI},
         {"seed", required_argument, NULL, OPT_SEED},
         {"strict", no_argument, NULL, OPT_STRICT},
@@ -183,23 +143,23 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    int c;
+    struct option *options = tb_cli_options(own);
+    char err[TB_ERRMAX];
+    int c, rc;
     double x;
 
+    if (!options)
+        return usage_error("%s", "out of memory");
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:c:f:j:hV", options, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (strcmp(optarg, "auto") == 0) {
-                s->auto_order = 1;
-            } else if (parse_number(optarg, &x) < 0 || x != floor(x) || x < 1 ||
-                       x > TB_FIT_MAX_ORDER) {
-                return usage_error("--order wants 1 to 4 or auto, not '%s'", optarg);
-            } else {
-                s->auto_order = 0;
-                s->fit.order = (int)x;
+        if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
+            if (rc < 0) {
+                free(options);
+                return usage_error("%s", err);
             }
-            break;
+            continue;
+        }
+        switch (c) {
         case 'c':
             if (push(&s->columns, &s->ncolumns, optarg) < 0)
                 return usage_error("%s", "out of memory");
@@ -208,56 +168,30 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             if (push(&s->work, &s->nwork, optarg) < 0)
                 return usage_error("%s", "out of memory");
             break;
-        case OPT_AMBIENT: s->ambient = optarg; break;
-        case OPT_FROM:
-            if (tb_parse_duration(optarg, &s->from) < 0)
-                return usage_error("--from wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
-            break;
-        case OPT_TO:
-            if (tb_parse_duration(optarg, &s->to) < 0)
-                return usage_error("--to wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
-            break;
-        case OPT_TAU_MIN:
-            if (tb_parse_duration(optarg, &s->fit.tau_min) < 0 || !(s->fit.tau_min > 0))
-                return usage_error("--tau-min wants a positive time, not '%s'", optarg);
-            break;
-        case OPT_TAU_MAX:
-            if (tb_parse_duration(optarg, &s->fit.tau_max) < 0 || !(s->fit.tau_max > 0))
-                return usage_error("--tau-max wants a positive time, not '%s'", optarg);
-            break;
         case OPT_SHARED_TAU: s->shared_tau = 1; break;
-        case OPT_LABELS:
-            if (parse_labels(s, optarg) < 0)
-                return usage_error("--labels wants 1 to 4 names separated by commas, not '%s'", optarg);
-            break;
-        case OPT_LEVEL:
-            if (parse_number(optarg, &x) < 0 || !(x > 0 && x < 1))
-                return usage_error("--level wants a probability between 0 and 1, such as 0.95, not '%s'", optarg);
-            s->fit.level = x;
-            break;
         case OPT_CI:
             if (strcmp(optarg, "covariance") == 0) {
-                s->fit.bootstrap = 0;
+                s->m.fit.bootstrap = 0;
             } else if (strcmp(optarg, "bootstrap") == 0) {
-                s->fit.bootstrap = 200;
+                s->m.fit.bootstrap = 200;
             } else if (strncmp(optarg, "bootstrap=", 10) == 0 &&
-                       parse_number(optarg + 10, &x) == 0 && x == floor(x) &&
+                       tb_cli_number(optarg + 10, &x) == 0 && x == floor(x) &&
                        x >= 20 && x <= 100000) {
-                s->fit.bootstrap = (int)x;
+                s->m.fit.bootstrap = (int)x;
             } else {
                 return usage_error("--ci wants covariance, bootstrap or bootstrap=N "
                                    "(N from 20 to 100000), not '%s'", optarg);
             }
             break;
         case OPT_SEED:
-            if (parse_number(optarg, &x) < 0 || x < 0 || x != floor(x))
+            if (tb_cli_number(optarg, &x) < 0 || x < 0 || x != floor(x))
                 return usage_error("--seed wants a whole number, not '%s'", optarg);
-            s->fit.seed = (unsigned long)x;
+            s->m.fit.seed = (unsigned long)x;
             break;
         case OPT_STRICT: s->strict = 1; break;
         case OPT_RUN_LENGTH: s->run_length = 1; break;
         case OPT_TOLERANCE:
-            if (parse_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
+            if (tb_cli_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
                 return usage_error("--tolerance wants a positive number of °C, not '%s'", optarg);
             break;
         case OPT_STEP:
@@ -275,15 +209,17 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("--format wants text, csv or json, not '%s'", optarg);
             break;
         case 'j':
-            if (parse_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024)
+            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024)
                 return usage_error("--jobs wants a number from 1 to 1024, not '%s'", optarg);
             s->jobs = (int)x;
             break;
         case 'h':
             fputs(usage_text, stdout);
+            free(options);
             exit(EXIT_OK);
         case 'V':
             puts("tb-fit (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            free(options);
             exit(EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -291,16 +227,17 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
+    free(options);
     if (optind >= argc)
         return usage_error("%s", "no run given");
-    if (s->from >= s->to)
+    if (s->m.from >= s->m.to)
         return usage_error("%s", "--from must be before --to");
-    if (s->fit.tau_min > 0 && s->fit.tau_max > 0 && s->fit.tau_min >= s->fit.tau_max)
+    if (s->m.fit.tau_min > 0 && s->m.fit.tau_max > 0 && s->m.fit.tau_min >= s->m.fit.tau_max)
         return usage_error("%s", "--tau-min must be below --tau-max");
-    if (s->run_length && (s->shared_tau || s->auto_order))
+    if (s->run_length && (s->shared_tau || s->m.auto_order))
         return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
-    if (s->nlabels > 0 && !s->auto_order && s->nlabels != s->fit.order)
-        return usage_error("--labels names %s terms, not as many as --order", s->nlabels == 1 ? "1" : "several");
+    if (s->m.nlabels > 0 && !s->m.auto_order && s->m.nlabels != s->m.fit.order)
+        return usage_error("--labels names %s terms, not as many as --order", s->m.nlabels == 1 ? "1" : "several");
     return -1;
 }
 
@@ -407,43 +344,27 @@ static size_t choose_columns(const tb_run *run, const struct settings *s,
                              ssize_t ambient, size_t *idx, FILE *msg, int *status)
 {
     const char *file = tb_run_source(run);
-    size_t ncols = tb_run_ncolumns(run), n = 0;
+    size_t n = 0;
     char err[TB_ERRMAX];
 
     if (s->ncolumns > 0) {
-        char *taken = calloc(ncols, 1);
-        size_t *found = malloc(ncols * sizeof *found);
-        if (!taken || !found) {
-            free(taken);
-            free(found);
+        ssize_t m = tb_run_select_all(run, s->columns, s->ncolumns, idx, err, sizeof err);
+        if (m < 0) {
+            say(msg, "%s", err);
             *status = EXIT_INPUT;
             return 0;
         }
-        for (size_t k = 0; k < s->ncolumns; k++) {
-            ssize_t m = tb_run_select(run, s->columns[k], found, ncols, err, sizeof err);
-            if (m < 0) {
-                say(msg, "%s", err);
-                *status = EXIT_INPUT;
-                free(taken);
-                free(found);
-                return 0;
-            }
-            for (ssize_t j = 0; j < m; j++)
-                taken[found[j]] = 1;
-        }
-        for (size_t i = 1; i < ncols; i++) {
-            if (!taken[i])
-                continue;
-            const tb_column *c = tb_run_column(run, i);
+        for (size_t k = 0; k < (size_t)m; k++) {
+            const tb_column *c = tb_run_column(run, idx[k]);
+            if (idx[k] == 0)
+                continue;   /* time is the x axis, not a series */
             if (strcmp(c->unit, "°C") != 0)
                 say(msg, "warning: %s: column %s is in %s, not °C: fitted all the same",
                     file, c->name, *c->unit ? c->unit : "no unit");
-            idx[n++] = i;
+            idx[n++] = idx[k];
         }
         if (n == 0)
             say(msg, "%s: no column to fit: the time column cannot be fitted", file);
-        free(taken);
-        free(found);
     } else {
         struct note_ctx x = {msg, file};
         n = tb_default_columns(run, ambient, idx, note_skipped, &x);
@@ -483,7 +404,7 @@ static double work_rate(const tb_run *run, const struct settings *s, FILE *msg,
             chosen[found[j]] = 1;
     }
     for (size_t i = 1; i < ncols; i++) {
-        double r = chosen[i] ? tb_work_rate(tb_run_column(run, i), s->from, s->to) : NAN;
+        double r = chosen[i] ? tb_work_rate(tb_run_column(run, i), s->m.from, s->m.to) : NAN;
         if (isfinite(r)) {
             sum += r;
             any = 1;
@@ -498,9 +419,9 @@ static void report_one(FILE *out, const struct settings *s, struct job *job,
                        const struct fitted *fd, const tb_fit *fit, size_t series)
 {
     const char *const *labels = NULL;
-    if (s->nlabels == fit->order)
-        labels = s->labels;
-    else if (s->nlabels == 0)
+    if (s->m.nlabels == fit->order)
+        labels = s->m.labels;
+    else if (s->m.nlabels == 0)
         labels = tb_default_labels(fit->order);
     tb_fit_report r = {
         .file = fd->file,
@@ -512,12 +433,12 @@ static void report_one(FILE *out, const struct settings *s, struct job *job,
         .ops_per_s = fd->ops,
         .throttled_since = fd->throttled_since,
         .throttled_by = fd->throttled_by,
-        .ambient = s->ambient,
+        .ambient = s->m.ambient,
         .labels = labels,
-        .level = s->fit.level,
-        .ci_method = s->fit.bootstrap > 0 ? "bootstrap" : "covariance",
+        .level = s->m.fit.level,
+        .ci_method = s->m.fit.bootstrap > 0 ? "bootstrap" : "covariance",
     };
-    tb_report_fit(out, s->format, &r, s->auto_order ? TB_FIT_MAX_ORDER : s->fit.order,
+    tb_report_fit(out, s->format, &r, s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order,
                   0);
     job->items++;
     if (s->format == TB_FORMAT_TEXT)
@@ -534,8 +455,8 @@ static int fit_one(const struct settings *s, const struct fitted *fd, size_t nfd
     }
     for (size_t i = 0; i < nfd; i++)
         series[i] = (tb_series){fd[i].t, fd[i].y, fd[i].n};
-    int rc = s->auto_order ? tb_fit_series_auto(series, nfd, &s->fit, fit, err, errlen)
-                           : tb_fit_series_run(series, nfd, &s->fit, fit, err, errlen);
+    int rc = s->m.auto_order ? tb_fit_series_auto(series, nfd, &s->m.fit, fit, err, errlen)
+                           : tb_fit_series_run(series, nfd, &s->m.fit, fit, err, errlen);
     free(series);
     return rc;
 }
@@ -584,9 +505,9 @@ static void run_job(const struct settings *s, struct job *job)
             say(msg, "warning: %s", tb_run_warning(run, w));
 
         ssize_t ambient = -1;
-        if (s->ambient) {
+        if (s->m.ambient) {
             size_t a;
-            if (tb_run_select(run, s->ambient, &a, 1, err, sizeof err) < 0) {
+            if (tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) < 0) {
                 say(msg, "--ambient: %s", err);
                 job->status = EXIT_INPUT;
                 continue;
@@ -598,7 +519,7 @@ static void run_job(const struct settings *s, struct job *job)
         double ops = work_rate(run, s, msg, &job->status);
         double since;
         const char *by = NULL;
-        if (tb_throttle_check(run, s->from, s->to, &since, &by) != 1)
+        if (tb_throttle_check(run, s->m.from, s->m.to, &since, &by) != 1)
             since = NAN;
         struct fitted *nf = realloc(fd, (nfd + ncol) * sizeof *fd);
         if (!nf) {
@@ -614,7 +535,7 @@ static void run_job(const struct settings *s, struct job *job)
                 .throttled_since = since, .throttled_by = by,
             };
             const tb_column *amb = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
-            if (tb_series_extract(tb_run_column(run, idx[k]), s->from, s->to, amb,
+            if (tb_series_extract(tb_run_column(run, idx[k]), s->m.from, s->m.to, amb,
                                   &f->t, &f->y, &f->n, err, sizeof err) < 0) {
                 say(msg, "%s: %s", job->paths[p], err);
                 job->status = EXIT_INPUT;
@@ -644,14 +565,14 @@ static void run_job(const struct settings *s, struct job *job)
             if (s->run_length) {
                 tb_series series = {fd[i].t, fd[i].y, fd[i].n};
                 tb_run_length rl;
-                if (tb_run_length_estimate(&series, &s->fit, s->step, s->tolerance, &rl,
+                if (tb_run_length_estimate(&series, &s->m.fit, s->step, s->tolerance, &rl,
                                            err, sizeof err) < 0) {
                     say(msg, "%s: %s: %s", fd[i].file, column, err);
                     job->status = EXIT_FIT;
                     continue;
                 }
                 tb_report_run_length(out, s->format, fd[i].file, column, &rl, s->tolerance,
-                                     s->fit.level, 0);
+                                     s->m.fit.level, 0);
                 job->items++;
                 if (s->format == TB_FORMAT_TEXT)
                     fputc('\n', out);
@@ -721,11 +642,9 @@ static int worst(int a, int b)
 
 int main(int argc, char **argv)
 {
-    struct settings s = {
-        .fit = tb_fit_default_options(), .to = INFINITY, .tolerance = 0.5,
-        .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
-    };
+    struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1};
     struct path_list paths = {0};
+    tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);
 
     if (status >= 0)
@@ -768,7 +687,7 @@ int main(int argc, char **argv)
         if (s.run_length)
             tb_report_run_length_csv_header(stdout);
         else
-            tb_report_csv_header(stdout, s.auto_order ? TB_FIT_MAX_ORDER : s.fit.order);
+            tb_report_csv_header(stdout, s.m.auto_order ? TB_FIT_MAX_ORDER : s.m.fit.order);
     } else if (s.format == TB_FORMAT_JSON) {
         fputs("[\n", stdout);
     }
@@ -822,7 +741,7 @@ int main(int argc, char **argv)
     free(paths.v);
     free(s.columns);
     free(s.work);
-    free(s.labels_buf);
+    tb_model_settings_free(&s.m);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
         return EXIT_INPUT;

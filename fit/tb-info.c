@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "output.h"
 #include "tbfit.h"
 
@@ -44,10 +45,7 @@ static const char usage_text[] =
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fputs("tb-info: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nTry 'tb-info --help' for more information.\n", stderr);
-    return EXIT_USAGE;
+    return tb_cli_usage_error("tb-info", fmt, arg);
 }
 
 static int parse_arguments(int argc, char **argv, struct settings *s)
@@ -105,9 +103,8 @@ static size_t *chosen_columns(const tb_run *run, const struct settings *s,
     size_t ncols = tb_run_ncolumns(run), n = 0;
     char err[TB_ERRMAX];
     size_t *idx = malloc(ncols * sizeof *idx);
-    char *taken = calloc(ncols, 1);
 
-    if (!idx || !taken) {
+    if (!idx) {
         fprintf(stderr, "tb-info: out of memory\n");
         goto fail;
     }
@@ -115,30 +112,17 @@ static size_t *chosen_columns(const tb_run *run, const struct settings *s,
         for (size_t i = 0; i < ncols; i++)
             idx[n++] = i;
     } else {
-        size_t *found = malloc(ncols * sizeof *found);
-        if (!found)
+        ssize_t m = tb_run_select_all(run, s->columns, s->ncolumns, idx, err, sizeof err);
+        if (m < 0) {
+            fprintf(stderr, "tb-info: %s\n", err);
             goto fail;
-        for (size_t k = 0; k < s->ncolumns; k++) {
-            ssize_t m = tb_run_select(run, s->columns[k], found, ncols, err, sizeof err);
-            if (m < 0) {
-                fprintf(stderr, "tb-info: %s\n", err);
-                free(found);
-                goto fail;
-            }
-            for (ssize_t j = 0; j < m; j++)
-                taken[found[j]] = 1;
         }
-        free(found);
-        for (size_t i = 0; i < ncols; i++)
-            if (taken[i])
-                idx[n++] = i;
+        n = (size_t)m;
     }
-    free(taken);
     *count = n;
     return idx;
 fail:
     free(idx);
-    free(taken);
     return NULL;
 }
 

@@ -140,6 +140,14 @@ const char *tb_run_warning(const tb_run *run, size_t i);
 ssize_t tb_run_select(const tb_run *run, const char *spec,
                       size_t *idx, size_t max, char *err, size_t errlen);
 
+/*
+ * The columns all of the NSPECS specs name together, each once, in file
+ * order: writes them into IDX (room for every column) and returns how
+ * many, or -1 with ERR naming the first spec that matches nothing.
+ */
+ssize_t tb_run_select_all(const tb_run *run, const char *const *specs, size_t nspecs,
+                          size_t *idx, char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ */
 /* Units                                                               */
 /* ------------------------------------------------------------------ */

@@ -6,6 +6,7 @@
 #ifndef TB_PLOT_H
 #define TB_PLOT_H
 
+#include "cli.h"
 #include "figure.h"
 #include "tbfit.h"
 
@@ -13,15 +14,9 @@ struct plot_settings {
     struct figure fig;
     const char **columns;       /* -c specs */
     size_t ncolumns;
-    tb_fit_options fit;
-    int auto_order;
-    const char *ambient;
-    double from, to;
+    struct tb_model_settings m; /* as tb-fit's: order, ambient, window... */
     double tolerance, step;
     int overlay;
-    const char *labels[TB_FIT_MAX_ORDER];
-    int nlabels;
-    char *labels_buf;           /* owns the labels' text */
     const char *group_by;       /* compare: NULL, "dir" or "re:REGEX" */
     int ops;                    /* compare: operations per second too */
 };

@@ -127,14 +127,14 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     for (size_t g = 0; g < ng; g++) {
         double half;
         x[g] = (double)g + 1;
-        y[g] = tb_mean_ci(groups[g].t_inf, groups[g].n, s->fit.level, &half);
+        y[g] = tb_mean_ci(groups[g].t_inf, groups[g].n, s->m.fit.level, &half);
         ylo[g] = groups[g].n >= 2 ? y[g] - half : groups[g].own.lo;
         yhi[g] = groups[g].n >= 2 ? y[g] + half : groups[g].own.hi;
         if (!isfinite(ylo[g]) || !isfinite(yhi[g]))
             ylo[g] = yhi[g] = y[g];
         lo = fmin(lo, ylo[g]);
         hi = fmax(hi, yhi[g]);
-        oy[g] = groups[g].nops ? tb_mean_ci(groups[g].ops, groups[g].nops, s->fit.level, &half) : NAN;
+        oy[g] = groups[g].nops ? tb_mean_ci(groups[g].ops, groups[g].nops, s->m.fit.level, &half) : NAN;
         if (isfinite(oy[g])) {
             any_ops = 1;
             olo = fmin(olo, oy[g]);
@@ -191,7 +191,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     struct legend lg = {0};
     char text[160];
     snprintf(text, sizeof text, "T∞%s, %g %% interval", s->group_by ? " (group mean)" : "",
-             s->fit.level * 100);
+             s->m.fit.level * 100);
     legend_points(&lg, text, C_BLUE);
     if (draw_ops) {
         plwind(0.4, (double)ng + 0.6, olo, ohi);

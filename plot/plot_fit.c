@@ -68,7 +68,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
                            double scale, double t_lo, double t_hi)
 {
     double ylo = INFINITY, yhi = -INFINITY;
-    const char *unit = s->ambient ? "°C above ambient" : "°C";
+    const char *unit = s->m.ambient ? "°C above ambient" : "°C";
     char ylabel[128], title[512];
 
     for (size_t k = 0; k < np; k++) {
@@ -123,7 +123,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
         model_curve(d, -2, scale, x, y);
         draw_line(CURVE_POINTS, x, y, NAN, C_GREY, 3, 1.5);
         if (np == 1) {
-            const char *const *labels = s->nlabels == f->order ? s->labels
+            const char *const *labels = s->m.nlabels == f->order ? s->m.labels
                                                                 : tb_default_labels(f->order);
             for (int j = 0; j < f->order; j++) {
                 model_curve(d, j, scale, x, y);
@@ -139,7 +139,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
                  np == 1 ? "" : "fit: ", f->order, f->order == 1 ? "" : "s", f->rmse);
         legend_line(&lg, texts[nt++], np == 1 ? C_RED : colour, 1, 3);
         snprintf(texts[nt], sizeof texts[nt], "T∞ = %.2f °C [%.2f, %.2f] (%g %%)%s", e->value, e->lo,
-                 e->hi, s->fit.level * 100, f->flags ? ", flagged" : "");
+                 e->hi, s->m.fit.level * 100, f->flags ? ", flagged" : "");
         legend_line(&lg, texts[nt++], C_GREY, 3, 1.5);
     }
     for (size_t k = 0; k < np; k++) {
@@ -196,9 +196,9 @@ int plot_fit(const struct plot_settings *s, const char *path)
     if (!run)
         return PLOT_EXIT_INPUT;
     const tb_column *amb = NULL;
-    if (s->ambient) {
+    if (s->m.ambient) {
         size_t a;
-        if (tb_run_select(run, s->ambient, &a, 1, err, sizeof err) < 0) {
+        if (tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) < 0) {
             fprintf(stderr, "tb-plot: --ambient: %s\n", err);
             tb_run_free(run);
             free(idx);
@@ -210,7 +210,7 @@ int plot_fit(const struct plot_settings *s, const char *path)
     double t_min = INFINITY, t_max = -INFINITY;
     for (size_t k = 0; p && k < ncol; k++) {
         p[k].c = tb_run_column(run, idx[k]);
-        if (tb_series_extract(p[k].c, s->from, s->to, amb, &p[k].t, &p[k].y, &p[k].n, err,
+        if (tb_series_extract(p[k].c, s->m.from, s->m.to, amb, &p[k].t, &p[k].y, &p[k].n, err,
                               sizeof err) < 0) {
             fprintf(stderr, "tb-plot: %s: %s\n", path, err);
             status = PLOT_EXIT_INPUT;
@@ -219,8 +219,8 @@ int plot_fit(const struct plot_settings *s, const char *path)
         t_min = fmin(t_min, p[k].t[0]);
         t_max = fmax(t_max, p[k].t[p[k].n - 1]);
         tb_series ser = {p[k].t, p[k].y, p[k].n};
-        int rc = s->auto_order ? tb_fit_series_auto(&ser, 1, &s->fit, &p[k].fit, p[k].why, sizeof p[k].why)
-                               : tb_fit_series_run(&ser, 1, &s->fit, &p[k].fit, p[k].why, sizeof p[k].why);
+        int rc = s->m.auto_order ? tb_fit_series_auto(&ser, 1, &s->m.fit, &p[k].fit, p[k].why, sizeof p[k].why)
+                               : tb_fit_series_run(&ser, 1, &s->m.fit, &p[k].fit, p[k].why, sizeof p[k].why);
         p[k].fitted = rc == 0;
         if (rc < 0) {
             fprintf(stderr, "tb-plot: %s: %s: fit failed: %s\n", path, p[k].c->name, p[k].why);

@@ -120,7 +120,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
         const tb_column *c = tb_run_column(run, idx[k]);
         int axis = strcmp(c->unit, units[0]) == 0 ? 0 : 1;
         for (size_t i = 0; i < c->n; i++) {
-            if (c->t[i] < s->from || c->t[i] > s->to)
+            if (c->t[i] < s->m.from || c->t[i] > s->m.to)
                 continue;
             t_min = fmin(t_min, c->t[i]);
             t_max = fmax(t_max, c->t[i]);
@@ -168,7 +168,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
             if ((strcmp(c->unit, units[0]) == 0) != (a == 0))
                 continue;
             double *x, *y;
-            size_t m = window_of(c, s->from, s->to, scale, vscale[a], &x, &y);
+            size_t m = window_of(c, s->m.from, s->m.to, scale, vscale[a], &x, &y);
             int colour = colours[k % 9], style = a == 0 ? 1 : 2;
             if (idx[k] == amb)
                 colour = C_GREY;
@@ -208,9 +208,9 @@ int plot_runlength(const struct plot_settings *s, const char *path)
         fprintf(stderr, "tb-plot: note: %s: drawing %s only; name another with -c\n", path, c->name);
     const tb_column *amb = NULL;
     size_t a;
-    if (s->ambient && tb_run_select(run, s->ambient, &a, 1, err, sizeof err) == 1)
+    if (s->m.ambient && tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) == 1)
         amb = tb_run_column(run, a);
-    if (tb_series_extract(c, s->from, s->to, amb, &t, &y, &m, err, sizeof err) < 0) {
+    if (tb_series_extract(c, s->m.from, s->m.to, amb, &t, &y, &m, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s: %s\n", path, err);
         free(idx);
         tb_run_free(run);
@@ -218,7 +218,7 @@ int plot_runlength(const struct plot_settings *s, const char *path)
     }
     tb_series ser = {t, y, m};
     tb_run_length rl;
-    if (tb_run_length_estimate(&ser, &s->fit, s->step, s->tolerance, &rl, err, sizeof err) < 0) {
+    if (tb_run_length_estimate(&ser, &s->m.fit, s->step, s->tolerance, &rl, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s: %s: %s\n", path, c->name, err);
         free(t);
         free(y);
@@ -245,7 +245,7 @@ int plot_runlength(const struct plot_settings *s, const char *path)
     figure_begin(&s->fig, 1);
     pladv(0);
     char ylabel[128], title[512];
-    snprintf(ylabel, sizeof ylabel, "T∞ of %s (%s)", c->name, s->ambient ? "°C above ambient" : "°C");
+    snprintf(ylabel, sizeof ylabel, "T∞ of %s (%s)", c->name, s->m.ambient ? "°C above ambient" : "°C");
     draw_axes(0.09, 0.97, 0.10, 0.92, 0, x_hi, lo, hi, "bcnst", "bcnstv", xl, ylabel);
     snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : path);
     plcol0(C_BLACK);

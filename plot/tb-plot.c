@@ -56,18 +56,7 @@ static const char usage_text[] =
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fputs("tb-plot: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nTry 'tb-plot --help' for more information.\n", stderr);
-    return PLOT_EXIT_INPUT;
-}
-
-static int parse_number(const char *s, double *x)
-{
-    char *end;
-    errno = 0;
-    *x = strtod(s, &end);
-    return end != s && *end == '\0' && errno == 0 && isfinite(*x) ? 0 : -1;
+    return tb_cli_usage_error("tb-plot", fmt, arg);
 }
 
 tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
@@ -83,16 +72,14 @@ tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
     for (size_t w = 0; w < tb_run_nwarnings(run); w++)
         fprintf(stderr, "tb-plot: warning: %s\n", tb_run_warning(run, w));
     size_t ncols = tb_run_ncolumns(run);
-    char *taken = calloc(ncols, 1);
-    size_t *found = malloc(ncols * sizeof *found);
     *idx = malloc(ncols * sizeof **idx);
     *n = 0;
-    if (!taken || !found || !*idx)
+    if (!*idx)
         goto fail;
     if (s->ncolumns == 0 && default_temperatures) {
         ssize_t amb = -1;
         size_t a;
-        if (s->ambient && tb_run_select(run, s->ambient, &a, 1, err, sizeof err) == 1)
+        if (s->m.ambient && tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) == 1)
             amb = (ssize_t)a;
         *n = tb_default_columns(run, amb, *idx, NULL, NULL);
         if (*n == 0) {
@@ -100,29 +87,21 @@ tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
             goto fail;
         }
     } else {
-        for (size_t k = 0; k < s->ncolumns; k++) {
-            ssize_t m = tb_run_select(run, s->columns[k], found, ncols, err, sizeof err);
-            if (m < 0) {
-                fprintf(stderr, "tb-plot: %s\n", err);
-                goto fail;
-            }
-            for (ssize_t j = 0; j < m; j++)
-                taken[found[j]] = 1;
+        ssize_t m = tb_run_select_all(run, s->columns, s->ncolumns, *idx, err, sizeof err);
+        if (m < 0) {
+            fprintf(stderr, "tb-plot: %s\n", err);
+            goto fail;
         }
-        for (size_t i = 1; i < ncols; i++)
-            if (taken[i])
-                (*idx)[(*n)++] = i;
+        for (size_t k = 0; k < (size_t)m; k++)
+            if ((*idx)[k] != 0)   /* time is the x axis */
+                (*idx)[(*n)++] = (*idx)[k];
         if (*n == 0) {
             fprintf(stderr, "tb-plot: %s: no column to draw (the time column is the x axis)\n", path);
             goto fail;
         }
     }
-    free(taken);
-    free(found);
     return run;
 fail:
-    free(taken);
-    free(found);
     free(*idx);
     *idx = NULL;
     tb_run_free(run);
@@ -132,22 +111,13 @@ fail:
 static int parse_arguments(int argc, char **argv, struct plot_settings *s)
 {
     enum {
-        OPT_SIZE = 256, OPT_TITLE, OPT_AMBIENT, OPT_FROM, OPT_TO, OPT_TAU_MIN, OPT_TAU_MAX,
-        OPT_LEVEL, OPT_LABELS, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_OPS,
+        OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_OPS,
     };
-    static const struct option options[] = {
+    static const struct option own[] = {
         {"output", required_argument, NULL, 'o'},
         {"size", required_argument, NULL, OPT_SIZE},
         {"title", required_argument, NULL, OPT_TITLE},
         {"column", required_argument, NULL, 'c'},
-        {"order", required_argument, NULL, 'n'},
-        {"ambient", required_argument, NULL, OPT_AMBIENT},
-        {"from", required_argument, NULL, OPT_FROM},
-        {"to", required_argument, NULL, OPT_TO},
-        {"tau-min", required_argument, NULL, OPT_TAU_MIN},
-        {"tau-max", required_argument, NULL, OPT_TAU_MAX},
-        {"level", required_argument, NULL, OPT_LEVEL},
-        {"labels", required_argument, NULL, OPT_LABELS},
         {"overlay", no_argument, NULL, OPT_OVERLAY},
         {"tolerance", required_argument, NULL, OPT_TOLERANCE},
         {"step", required_argument, NULL, OPT_STEP},
@@ -157,11 +127,21 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    int c, w, h;
-    double x;
+    struct option *options = tb_cli_options(own);
+    char err[TB_ERRMAX];
+    int c, w, h, rc;
 
+    if (!options)
+        return usage_error("%s", "out of memory");
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:c:n:hV", options, NULL)) != -1) {
+        if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
+            if (rc < 0) {
+                free(options);
+                return usage_error("%s", err);
+            }
+            continue;
+        }
         switch (c) {
         case 'o': s->fig.path = optarg; break;
         case OPT_SIZE: {
@@ -182,52 +162,9 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
             nc[s->ncolumns++] = optarg;
             break;
         }
-        case 'n':
-            if (strcmp(optarg, "auto") == 0) {
-                s->auto_order = 1;
-            } else if (parse_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > TB_FIT_MAX_ORDER) {
-                return usage_error("--order wants 1 to 4 or auto, not '%s'", optarg);
-            } else {
-                s->auto_order = 0;
-                s->fit.order = (int)x;
-            }
-            break;
-        case OPT_AMBIENT: s->ambient = optarg; break;
-        case OPT_FROM:
-            if (tb_parse_duration(optarg, &s->from) < 0)
-                return usage_error("--from wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
-            break;
-        case OPT_TO:
-            if (tb_parse_duration(optarg, &s->to) < 0)
-                return usage_error("--to wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
-            break;
-        case OPT_TAU_MIN:
-            if (tb_parse_duration(optarg, &s->fit.tau_min) < 0 || !(s->fit.tau_min > 0))
-                return usage_error("--tau-min wants a positive time, not '%s'", optarg);
-            break;
-        case OPT_TAU_MAX:
-            if (tb_parse_duration(optarg, &s->fit.tau_max) < 0 || !(s->fit.tau_max > 0))
-                return usage_error("--tau-max wants a positive time, not '%s'", optarg);
-            break;
-        case OPT_LEVEL:
-            if (parse_number(optarg, &x) < 0 || !(x > 0 && x < 1))
-                return usage_error("--level wants a probability between 0 and 1, not '%s'", optarg);
-            s->fit.level = x;
-            break;
-        case OPT_LABELS:
-            free(s->labels_buf);
-            s->labels_buf = strdup(optarg);
-            s->nlabels = 0;
-            for (char *save = NULL, *t = s->labels_buf ? strtok_r(s->labels_buf, ",", &save) : NULL; t;
-                 t = strtok_r(NULL, ",", &save)) {
-                if (s->nlabels == TB_FIT_MAX_ORDER)
-                    return usage_error("--labels names more than 4 terms: '%s'", optarg);
-                s->labels[s->nlabels++] = t;
-            }
-            break;
         case OPT_OVERLAY: s->overlay = 1; break;
         case OPT_TOLERANCE:
-            if (parse_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
+            if (tb_cli_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
                 return usage_error("--tolerance wants a positive number of °C, not '%s'", optarg);
             break;
         case OPT_STEP:
@@ -242,9 +179,11 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
         case OPT_OPS: s->ops = 1; break;
         case 'h':
             fputs(usage_text, stdout);
+            free(options);
             exit(PLOT_EXIT_OK);
         case 'V':
             puts("tb-plot (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            free(options);
             exit(PLOT_EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -252,21 +191,20 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
+    free(options);
     if (!s->fig.path)
         return usage_error("%s", "no figure to write: give -o FILE (.png, .svg or .pdf)");
-    if (s->from >= s->to)
+    if (s->m.from >= s->m.to)
         return usage_error("%s", "--from must be before --to");
     return -1;
 }
 
 int main(int argc, char **argv)
 {
-    struct plot_settings s = {
-        .fig = {.width = 1280, .height = 800},
-        .fit = tb_fit_default_options(), .to = INFINITY, .tolerance = 0.5, .step = 60,
-    };
+    struct plot_settings s = {.fig = {.width = 1280, .height = 800}, .tolerance = 0.5, .step = 60};
     char err[TB_ERRMAX];
 
+    tb_model_settings_init(&s.m);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage_text, stdout);
         return PLOT_EXIT_OK;
@@ -291,7 +229,7 @@ int main(int argc, char **argv)
         return usage_error("one run at a time, not '%s' too", argv[first + 1]);
     if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
         return usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
-    if (strcmp(what, "runlength") == 0 && s.auto_order)
+    if (strcmp(what, "runlength") == 0 && s.m.auto_order)
         return usage_error("%s", "runlength works with a fixed --order");
     if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
@@ -309,6 +247,6 @@ int main(int argc, char **argv)
     if (status == PLOT_EXIT_INPUT)
         remove(s.fig.path);   /* no half-made figure left behind */
     free(s.columns);
-    free(s.labels_buf);
+    tb_model_settings_free(&s.m);
     return status;
 }

@@ -1,0 +1,139 @@
+/*
+ * cli.c -- what the host tools' command lines share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct option model_options[] = {
+    {"order", required_argument, NULL, TB_OPT_ORDER},
+    {"ambient", required_argument, NULL, TB_OPT_AMBIENT},
+    {"from", required_argument, NULL, TB_OPT_FROM},
+    {"to", required_argument, NULL, TB_OPT_TO},
+    {"tau-min", required_argument, NULL, TB_OPT_TAU_MIN},
+    {"tau-max", required_argument, NULL, TB_OPT_TAU_MAX},
+    {"level", required_argument, NULL, TB_OPT_LEVEL},
+    {"labels", required_argument, NULL, TB_OPT_LABELS},
+    {NULL, 0, NULL, 0},
+};
+
+void tb_model_settings_init(struct tb_model_settings *m)
+{
+    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .to = INFINITY};
+}
+
+void tb_model_settings_free(struct tb_model_settings *m)
+{
+    free(m->labels_buf);
+    m->labels_buf = NULL;
+}
+
+struct option *tb_cli_options(const struct option *own)
+{
+    size_t n = 0, k = 0;
+    while (own[n].name)
+        n++;
+    while (model_options[k].name)
+        k++;
+    struct option *all = malloc((n + k + 1) * sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, own, n * sizeof *all);
+    memcpy(all + n, model_options, (k + 1) * sizeof *all);
+    return all;
+}
+
+int tb_cli_number(const char *s, double *x)
+{
+    return tb_number_parse(s, strlen(s), x) == TB_NUMBER_OK ? 0 : -1;
+}
+
+int tb_cli_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+    return 2;
+}
+
+static int parse_labels(struct tb_model_settings *m, const char *arg)
+{
+    free(m->labels_buf);
+    if (!(m->labels_buf = strdup(arg)))
+        return -1;
+    m->nlabels = 0;
+    for (char *save = NULL, *t = strtok_r(m->labels_buf, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        if (m->nlabels == TB_FIT_MAX_ORDER)
+            return -1;
+        m->labels[m->nlabels++] = t;
+    }
+    return m->nlabels > 0 ? 0 : -1;
+}
+
+int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
+                    char *err, size_t errlen)
+{
+    double x;
+    const char *what = NULL;
+
+    switch (c) {
+    case TB_OPT_ORDER:
+        if (strcmp(arg, "auto") == 0) {
+            m->auto_order = 1;
+        } else if (tb_cli_number(arg, &x) < 0 || x != floor(x) || x < 1 || x > TB_FIT_MAX_ORDER) {
+            what = "--order wants 1 to 4 or auto";
+        } else {
+            m->auto_order = 0;
+            m->fit.order = (int)x;
+        }
+        break;
+    case TB_OPT_AMBIENT:
+        m->ambient = arg;
+        break;
+    case TB_OPT_FROM:
+        if (tb_parse_duration(arg, &m->from) < 0)
+            what = "--from wants a time such as 90, 90s, 5min or 1h";
+        break;
+    case TB_OPT_TO:
+        if (tb_parse_duration(arg, &m->to) < 0)
+            what = "--to wants a time such as 90, 90s, 5min or 1h";
+        break;
+    case TB_OPT_TAU_MIN:
+        if (tb_parse_duration(arg, &m->fit.tau_min) < 0 || !(m->fit.tau_min > 0))
+            what = "--tau-min wants a positive time";
+        break;
+    case TB_OPT_TAU_MAX:
+        if (tb_parse_duration(arg, &m->fit.tau_max) < 0 || !(m->fit.tau_max > 0))
+            what = "--tau-max wants a positive time";
+        break;
+    case TB_OPT_LEVEL:
+        if (tb_cli_number(arg, &x) < 0 || !(x > 0 && x < 1))
+            what = "--level wants a probability between 0 and 1, such as 0.95";
+        else
+            m->fit.level = x;
+        break;
+    case TB_OPT_LABELS:
+        if (parse_labels(m, arg) < 0)
+            what = "--labels wants 1 to 4 names separated by commas";
+        break;
+    default:
+        return 0;
+    }
+    if (what) {
+        snprintf(err, errlen, "%s, not '%s'", what, arg);
+        return -1;
+    }
+    return 1;
+}

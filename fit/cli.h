@@ -1,0 +1,53 @@
+/*
+ * cli.h -- what the host tools' command lines share: the model options of
+ * tb-fit and tb-plot (and the tools after them), number parsing and usage
+ * errors.  Part of libtbfit, not of its public API.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+
+#include <getopt.h>
+
+#include "tbfit.h"
+
+/* Ids of the model options (-n is also short). */
+enum tb_model_option_id {
+    TB_OPT_ORDER = 'n',
+    TB_OPT_AMBIENT = 1000, TB_OPT_FROM, TB_OPT_TO, TB_OPT_TAU_MIN, TB_OPT_TAU_MAX,
+    TB_OPT_LEVEL, TB_OPT_LABELS,
+};
+
+/* What the model options set. */
+struct tb_model_settings {
+    tb_fit_options fit;
+    int auto_order;                    /* --order auto */
+    const char *ambient;               /* --ambient */
+    double from, to;                   /* --from, --to: s of the run */
+    const char *labels[TB_FIT_MAX_ORDER];
+    int nlabels;
+    char *labels_buf;                  /* owns the labels' text */
+};
+
+void tb_model_settings_init(struct tb_model_settings *m);
+void tb_model_settings_free(struct tb_model_settings *m);
+
+/* OWN's options followed by the model options, for getopt_long(); free()
+ * it.  NULL when memory runs out. */
+struct option *tb_cli_options(const struct option *own);
+
+/* Handle option C with ARG when it is a model option: 1 when handled, 0
+ * when C is none of them, -1 with a message in ERR when ARG is wrong. */
+int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
+                    char *err, size_t errlen);
+
+/* A whole decimal number (tb_number_parse()); 0, or -1. */
+int tb_cli_number(const char *s, double *x);
+
+/* "PROG: message" and a hint to --help on standard error; returns 2, the
+ * usage-error status of every host tool. */
+int tb_cli_usage_error(const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
