@@ -10,20 +10,17 @@
  */
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "fit_job.h"
 #include "report.h"
 #include "tbfit.h"
 
@@ -241,182 +238,28 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     return -1;
 }
 
-/* --- inputs --------------------------------------------------------------- */
-
-struct path_list {
-    char **v;
-    size_t n;
-};
-
-static int compare_strings(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int add_path(struct path_list *l, const char *p)
-{
-    char **nv = realloc(l->v, (l->n + 1) * sizeof *nv);
-    if (!nv || !(nv[l->n] = strdup(p))) {
-        if (nv)
-            l->v = nv;
-        return -1;
-    }
-    l->v = nv;
-    l->n++;
-    return 0;
-}
-
-/* The *.csv files below DIR, sorted. */
-static int add_directory(struct path_list *l, const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    struct path_list here = {0};
-    int rc = 0;
-
-    if (!d) {
-        fprintf(stderr, "tb-fit: %s: cannot read: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    while ((e = readdir(d))) {
-        char *p;
-        struct stat st;
-        if (e->d_name[0] == '.' || asprintf(&p, "%s/%s", dir, e->d_name) < 0)
-            continue;
-        if (stat(p, &st) == 0 && (S_ISDIR(st.st_mode) ||
-                                  fnmatch("*.csv", e->d_name, 0) == 0))
-            rc |= add_path(&here, p);
-        free(p);
-    }
-    closedir(d);
-    qsort(here.v, here.n, sizeof *here.v, compare_strings);
-    for (size_t i = 0; i < here.n; i++) {
-        struct stat st;
-        if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-            rc |= add_directory(l, here.v[i]);
-        else
-            rc |= add_path(l, here.v[i]);
-        free(here.v[i]);
-    }
-    free(here.v);
-    return rc;
-}
-
 /* --- one job ---------------------------------------------------------------- */
 
-struct fitted {
-    const char *file;
-    const tb_run *run;
-    size_t column;
-    double *t, *y;
-    size_t n;
-    double ops;
-    double throttled_since;
-    const char *throttled_by;
-};
+static void say(FILE *msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Messages of a job go to its own buffer, printed in input order. */
-static void say(FILE *msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(FILE *msg, const char *fmt, ...)
 {
+    char line[2 * TB_ERRMAX];
     va_list ap;
     va_start(ap, fmt);
-    fputs("tb-fit: ", msg);
-    vfprintf(msg, fmt, ap);
-    fputc('\n', msg);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    tb_say(msg, "tb-fit", "%s", line);
 }
 
-struct note_ctx {
-    FILE *msg;
-    const char *file;
-};
-
-static void note_skipped(void *ctx, const tb_column *c, const char *why)
+static int worst_status(int a, int b)
 {
-    struct note_ctx *x = ctx;
-    say(x->msg, "note: %s: %s %s: not fitted", x->file, c->name, why);
-}
-
-/* The columns to fit in RUN; returns how many (0 with a message when none
- * or on error: *STATUS says which). */
-static size_t choose_columns(const tb_run *run, const struct settings *s,
-                             ssize_t ambient, size_t *idx, FILE *msg, int *status)
-{
-    const char *file = tb_run_source(run);
-    size_t n = 0;
-    char err[TB_ERRMAX];
-
-    if (s->ncolumns > 0) {
-        ssize_t m = tb_run_select_all(run, s->columns, s->ncolumns, idx, err, sizeof err);
-        if (m < 0) {
-            say(msg, "%s", err);
-            *status = EXIT_INPUT;
-            return 0;
-        }
-        for (size_t k = 0; k < (size_t)m; k++) {
-            const tb_column *c = tb_run_column(run, idx[k]);
-            if (idx[k] == 0)
-                continue;   /* time is the x axis, not a series */
-            if (strcmp(c->unit, "°C") != 0)
-                say(msg, "warning: %s: column %s is in %s, not °C: fitted all the same",
-                    file, c->name, *c->unit ? c->unit : "no unit");
-            idx[n++] = idx[k];
-        }
-        if (n == 0)
-            say(msg, "%s: no column to fit: the time column cannot be fitted", file);
-    } else {
-        struct note_ctx x = {msg, file};
-        n = tb_default_columns(run, ambient, idx, note_skipped, &x);
-        if (n == 0)
-            say(msg, "%s: no temperature (°C) column to fit; name one with -c", file);
-    }
-    if (n == 0 && *status == EXIT_OK)
-        *status = EXIT_INPUT;
-    return n;
-}
-
-/* Sum of the work rates of the --work columns (or *_work_done); NaN
- * when there is none. */
-static double work_rate(const tb_run *run, const struct settings *s, FILE *msg,
-                        int *status)
-{
-    size_t ncols = tb_run_ncolumns(run);
-    char *chosen = calloc(ncols, 1), err[TB_ERRMAX];
-    size_t *found = malloc(ncols * sizeof *found);
-    double sum = 0;
-    int any = 0;
-
-    if (!chosen || !found) {
-        free(chosen);
-        free(found);
-        return NAN;
-    }
-    for (size_t i = 1; i < ncols && s->nwork == 0; i++)
-        chosen[i] = fnmatch("*_work_done", tb_run_column(run, i)->name, 0) == 0;
-    for (size_t k = 0; k < s->nwork; k++) {
-        ssize_t m = tb_run_select(run, s->work[k], found, ncols, err, sizeof err);
-        if (m < 0) {
-            say(msg, "--work: %s", err);
-            *status = EXIT_INPUT;
-        }
-        for (ssize_t j = 0; j < m; j++)
-            chosen[found[j]] = 1;
-    }
-    for (size_t i = 1; i < ncols; i++) {
-        double r = chosen[i] ? tb_work_rate(tb_run_column(run, i), s->m.from, s->m.to) : NAN;
-        if (isfinite(r)) {
-            sum += r;
-            any = 1;
-        }
-    }
-    free(chosen);
-    free(found);
-    return any ? sum : NAN;
+    return a > b ? a : b;
 }
 
 static void report_one(FILE *out, const struct settings *s, struct job *job,
-                       const struct fitted *fd, const tb_fit *fit, size_t series)
+                       const struct tb_prepared *fd, const tb_fit *fit, size_t series)
 {
     const char *const *labels = NULL;
     if (s->m.nlabels == fit->order)
@@ -445,29 +288,6 @@ static void report_one(FILE *out, const struct settings *s, struct job *job,
         fputc('\n', out);
 }
 
-static int fit_one(const struct settings *s, const struct fitted *fd, size_t nfd,
-                   tb_fit *fit, char *err, size_t errlen)
-{
-    tb_series *series = malloc(nfd * sizeof *series);
-    if (!series) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < nfd; i++)
-        series[i] = (tb_series){fd[i].t, fd[i].y, fd[i].n};
-    int rc = s->m.auto_order ? tb_fit_series_auto(series, nfd, &s->m.fit, fit, err, errlen)
-                           : tb_fit_series_run(series, nfd, &s->m.fit, fit, err, errlen);
-    free(series);
-    return rc;
-}
-
-static void flag_throttle(tb_fit *fit, const struct fitted *fd, size_t nfd)
-{
-    for (size_t i = 0; i < nfd; i++)
-        if (isfinite(fd[i].throttled_since))
-            fit->flags |= TB_FIT_THROTTLED;
-}
-
 static int check_strict(const struct settings *s, const tb_fit *fit, FILE *msg,
                         const char *file, const char *column)
 {
@@ -483,125 +303,66 @@ static void run_job(const struct settings *s, struct job *job)
 {
     FILE *out = open_memstream(&job->out, &job->outlen);
     FILE *msg = open_memstream(&job->msg, &job->msglen);
-    tb_read_options ropt = tb_read_default_options();
-    tb_run **runs = calloc(job->npaths, sizeof *runs);
-    struct fitted *fd = NULL;
-    size_t nfd = 0;
+    struct tb_job_request req = {
+        .prog = "tb-fit", .m = &s->m,
+        .columns = s->columns, .ncolumns = s->ncolumns, .work = s->work, .nwork = s->nwork,
+    };
+    struct tb_job_data d = {0};
     char err[TB_ERRMAX];
 
-    job->status = EXIT_OK;
-    if (!out || !msg || !runs) {
+    if (!out || !msg) {
         job->status = EXIT_INPUT;
         goto done;
     }
-    for (size_t p = 0; p < job->npaths; p++) {
-        if (!(runs[p] = tb_run_read(job->paths[p], &ropt, err, sizeof err))) {
-            say(msg, "%s", err);
-            job->status = EXIT_INPUT;
+    job->status = tb_job_prepare(&req, job->paths, job->npaths, msg, &d);
+
+    if (s->shared_tau && d.n > 0) {
+        tb_fit fit;
+        if (tb_job_fit(&req, d.p, d.n, &fit, err, sizeof err) < 0) {
+            say(msg, "the shared-τ fit failed: %s", err);
+            job->status = worst_status(job->status, EXIT_FIT);
+        } else {
+            for (size_t i = 0; i < d.n; i++)
+                report_one(out, s, job, &d.p[i], &fit, i);
+            if (check_strict(s, &fit, msg, "shared-τ fit", "all columns") != EXIT_OK)
+                job->status = worst_status(job->status, EXIT_FIT);
+            tb_fit_clear(&fit);
+        }
+        goto done;
+    }
+    for (size_t i = 0; i < d.n; i++) {
+        const struct tb_prepared *fd = &d.p[i];
+        const char *column = tb_run_column(fd->run, fd->column)->name;
+        if (s->run_length) {
+            tb_series series = {fd->t, fd->y, fd->n};
+            tb_run_length rl;
+            if (tb_run_length_estimate(&series, &s->m.fit, s->step, s->tolerance, &rl,
+                                       err, sizeof err) < 0) {
+                say(msg, "%s: %s: %s", fd->file, column, err);
+                job->status = worst_status(job->status, EXIT_FIT);
+                continue;
+            }
+            tb_report_run_length(out, s->format, fd->file, column, &rl, s->tolerance,
+                                 s->m.fit.level, 0);
+            job->items++;
+            if (s->format == TB_FORMAT_TEXT)
+                fputc('\n', out);
+            tb_run_length_clear(&rl);
             continue;
         }
-        const tb_run *run = runs[p];
-        for (size_t w = 0; w < tb_run_nwarnings(run); w++)
-            say(msg, "warning: %s", tb_run_warning(run, w));
-
-        ssize_t ambient = -1;
-        if (s->m.ambient) {
-            size_t a;
-            if (tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) < 0) {
-                say(msg, "--ambient: %s", err);
-                job->status = EXIT_INPUT;
-                continue;
-            }
-            ambient = (ssize_t)a;
-        }
-        size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
-        size_t ncol = idx ? choose_columns(run, s, ambient, idx, msg, &job->status) : 0;
-        double ops = work_rate(run, s, msg, &job->status);
-        double since;
-        const char *by = NULL;
-        if (tb_throttle_check(run, s->m.from, s->m.to, &since, &by) != 1)
-            since = NAN;
-        struct fitted *nf = realloc(fd, (nfd + ncol) * sizeof *fd);
-        if (!nf) {
-            free(idx);
-            job->status = EXIT_INPUT;
-            break;
-        }
-        fd = nf;
-        for (size_t k = 0; k < ncol; k++) {
-            struct fitted *f = &fd[nfd];
-            *f = (struct fitted){
-                .file = job->paths[p], .run = run, .column = idx[k], .ops = ops,
-                .throttled_since = since, .throttled_by = by,
-            };
-            const tb_column *amb = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
-            if (tb_series_extract(tb_run_column(run, idx[k]), s->m.from, s->m.to, amb,
-                                  &f->t, &f->y, &f->n, err, sizeof err) < 0) {
-                say(msg, "%s: %s", job->paths[p], err);
-                job->status = EXIT_INPUT;
-                continue;
-            }
-            nfd++;
-        }
-        free(idx);
-    }
-
-    if (s->shared_tau && nfd > 0) {
         tb_fit fit;
-        if (fit_one(s, fd, nfd, &fit, err, sizeof err) < 0) {
-            say(msg, "the shared-τ fit failed: %s", err);
-            job->status = EXIT_FIT;
-        } else {
-            flag_throttle(&fit, fd, nfd);
-            for (size_t i = 0; i < nfd; i++)
-                report_one(out, s, job, &fd[i], &fit, i);
-            if (check_strict(s, &fit, msg, "shared-τ fit", "all columns") != EXIT_OK)
-                job->status = EXIT_FIT;
-            tb_fit_clear(&fit);
+        if (tb_job_fit(&req, fd, 1, &fit, err, sizeof err) < 0) {
+            say(msg, "%s: %s: %s", fd->file, column, err);
+            job->status = worst_status(job->status, EXIT_FIT);
+            continue;
         }
-    } else {
-        for (size_t i = 0; i < nfd; i++) {
-            const char *column = tb_run_column(fd[i].run, fd[i].column)->name;
-            if (s->run_length) {
-                tb_series series = {fd[i].t, fd[i].y, fd[i].n};
-                tb_run_length rl;
-                if (tb_run_length_estimate(&series, &s->m.fit, s->step, s->tolerance, &rl,
-                                           err, sizeof err) < 0) {
-                    say(msg, "%s: %s: %s", fd[i].file, column, err);
-                    job->status = EXIT_FIT;
-                    continue;
-                }
-                tb_report_run_length(out, s->format, fd[i].file, column, &rl, s->tolerance,
-                                     s->m.fit.level, 0);
-                job->items++;
-                if (s->format == TB_FORMAT_TEXT)
-                    fputc('\n', out);
-                tb_run_length_clear(&rl);
-                continue;
-            }
-            tb_fit fit;
-            if (fit_one(s, &fd[i], 1, &fit, err, sizeof err) < 0) {
-                say(msg, "%s: %s: %s", fd[i].file, column, err);
-                job->status = EXIT_FIT;
-                continue;
-            }
-            flag_throttle(&fit, &fd[i], 1);
-            report_one(out, s, job, &fd[i], &fit, 0);
-            if (check_strict(s, &fit, msg, fd[i].file, column) != EXIT_OK &&
-                job->status == EXIT_OK)
-                job->status = EXIT_FIT;
-            tb_fit_clear(&fit);
-        }
+        report_one(out, s, job, fd, &fit, 0);
+        if (check_strict(s, &fit, msg, fd->file, column) != EXIT_OK)
+            job->status = worst_status(job->status, EXIT_FIT);
+        tb_fit_clear(&fit);
     }
 done:
-    for (size_t i = 0; i < nfd; i++) {
-        free(fd[i].t);
-        free(fd[i].y);
-    }
-    free(fd);
-    for (size_t p = 0; runs && p < job->npaths; p++)
-        tb_run_free(runs[p]);
-    free(runs);
+    tb_job_free(&d);
     if (out)
         fclose(out);
     if (msg)
@@ -635,15 +396,10 @@ static void *worker(void *arg)
     }
 }
 
-static int worst(int a, int b)
-{
-    return a > b ? a : b;
-}
-
 int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1};
-    struct path_list paths = {0};
+    struct tb_paths paths = {0};
     tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);
 
@@ -655,18 +411,9 @@ int main(int argc, char **argv)
     openblas_set_num_threads(1);
 #endif
     status = EXIT_OK;
-    for (int i = optind; i < argc; i++) {
-        struct stat st;
-        if (strcmp(argv[i], "-") != 0 && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            size_t len = strlen(argv[i]);
-            while (len > 1 && argv[i][len - 1] == '/')
-                argv[i][--len] = '\0';
-            if (add_directory(&paths, argv[i]) < 0)
-                status = EXIT_INPUT;
-        } else if (add_path(&paths, argv[i]) < 0) {
+    for (int i = optind; i < argc; i++)
+        if (tb_paths_add(&paths, argv[i], "tb-fit") < 0)
             status = EXIT_INPUT;
-        }
-    }
     if (paths.n == 0) {
         fprintf(stderr, "tb-fit: no run found in the inputs given\n");
         return EXIT_INPUT;
@@ -725,7 +472,7 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (jobs[i].msglen > 0)
             fputs(jobs[i].msg, stderr);
-        status = worst(status, jobs[i].status);
+        status = worst_status(status, jobs[i].status);
         free(jobs[i].out);
         free(jobs[i].msg);
     }
@@ -736,9 +483,7 @@ int main(int argc, char **argv)
 
     free(threads);
     free(jobs);
-    for (size_t i = 0; i < paths.n; i++)
-        free(paths.v[i]);
-    free(paths.v);
+    tb_paths_free(&paths);
     free(s.columns);
     free(s.work);
     tb_model_settings_free(&s.m);
