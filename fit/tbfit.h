@@ -410,6 +410,29 @@ int tb_results_is_results_file(const char *path);
  * interval (Student's t with N-1 degrees of freedom); NaN for N < 2. */
 double tb_mean_ci(const double *x, size_t n, double level, double *half);
 
+/* ------------------------------------------------------------------ */
+/* Comparing groups of runs                                            */
+/* ------------------------------------------------------------------ */
+
+/* B's mean less A's: the difference, its LEVEL interval and Welch's
+ * t-test of it (unequal variances, Welch-Satterthwaite degrees of
+ * freedom), two-sided P. */
+typedef struct tb_welch_result {
+    double diff, lo, hi;
+    double t, dof, p;
+} tb_welch_result;
+
+/* 0, or -1 when A or B has fewer than two values. */
+int tb_welch_test(const double *a, size_t na, const double *b, size_t nb,
+                  double level, tb_welch_result *r);
+
+/* Holm's step-down adjustment of the N p-values P for multiple
+ * comparisons, into ADJUSTED (which may be P). */
+void tb_holm_adjust(const double *p, size_t n, double *adjusted);
+
+/* strcmp() that orders numbers by value: "5.4" < "5.10" < "6.1". */
+int tb_natural_compare(const char *a, const char *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -388,6 +388,32 @@ static void test_real_runs(void)
     }
 }
 
+static void test_group_stats(void)
+{
+    double a[] = {1, 2, 3, 4, 5}, b[] = {3, 4, 5, 6, 7};
+    tb_welch_result w;
+    ok(tb_welch_test(a, 5, b, 5, 0.95, &w) == 0, "Welch's test");
+    is_near(w.diff, 2, 1e-12, "difference of the means");
+    is_near(w.dof, 8, 1e-12, "Welch-Satterthwaite degrees of freedom");
+    is_near(w.p, 0.08051623795726, 1e-9, "two-sided p as R's t.test gives it");
+    is_near(w.lo, 2 - 2.306004135204166, 1e-9, "the interval's lower end");
+    ok(tb_welch_test(a, 1, b, 5, 0.95, &w) == -1, "a group of one cannot be tested");
+    double c[] = {2, 2, 2}, d[] = {3, 3, 3};
+    ok(tb_welch_test(c, 3, d, 3, 0.95, &w) == 0 && w.p == 0 && w.diff == 1,
+       "no spread: a difference is certain");
+
+    double p[] = {0.01, 0.04, 0.03, 0.005}, adj[4];
+    tb_holm_adjust(p, 4, adj);
+    ok(fabs(adj[0] - 0.03) < 1e-12 && fabs(adj[1] - 0.06) < 1e-12 &&
+       fabs(adj[2] - 0.06) < 1e-12 && fabs(adj[3] - 0.02) < 1e-12,
+       "Holm's adjustment (%.3g %.3g %.3g %.3g)", adj[0], adj[1], adj[2], adj[3]);
+
+    ok(tb_natural_compare("5.4", "5.10") < 0 && tb_natural_compare("5.10", "6.1") < 0,
+       "versions in natural order: 5.4 < 5.10 < 6.1");
+    ok(tb_natural_compare("v2", "v10") < 0 && tb_natural_compare("6.1", "6.1") == 0 &&
+       tb_natural_compare("6.1-rc2", "6.1") > 0, "v2 < v10, equal, a suffix after");
+}
+
 int main(void)
 {
     test_exact();
@@ -402,5 +428,6 @@ int main(void)
     test_helpers();
     test_throttle_and_run_length();
     test_real_runs();
+    test_group_stats();
     return tap_done();
 }
