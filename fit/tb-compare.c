@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -54,6 +55,8 @@ struct settings {
     int strict;
     const char *cache;
     int jobs;
+    const char *plot;              /* --plot FILE */
+    const char *argv0;
 };
 
 /* A fitted column with the group of its run. */
@@ -112,6 +115,7 @@ static const char usage_text[] =
     "\n"
     "Output:\n"
     "  -f, --format=FORMAT    text (default), csv, json or markdown\n"
+    "      --plot=FILE        draw the first column's groups with tb-plot compare\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
@@ -152,7 +156,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
 {
     enum {
         OPT_GROUP_ORDER = 256, OPT_THRESHOLD, OPT_TAU_THRESHOLD, OPT_OPS_THRESHOLD,
-        OPT_STRICT, OPT_SHARED_TAU, OPT_WORK, OPT_CACHE,
+        OPT_STRICT, OPT_SHARED_TAU, OPT_WORK, OPT_CACHE, OPT_PLOT,
     };
     static const struct option own[] = {
         {"group-by", required_argument, NULL, 'g'},
@@ -166,6 +170,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
         {"work", required_argument, NULL, OPT_WORK},
         {"cache", required_argument, NULL, OPT_CACHE},
+        {"plot", required_argument, NULL, OPT_PLOT},
         {"jobs", required_argument, NULL, 'j'},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
@@ -239,6 +244,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("%s", "out of memory");
             break;
         case OPT_CACHE: s->cache = optarg; break;
+        case OPT_PLOT: s->plot = optarg; break;
         case 'j':
             if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024) {
                 free(options);
@@ -978,11 +984,81 @@ static void print_markdown(const struct settings *s, struct table *t, size_t nfa
     }
 }
 
+/* The first column's rows as tb-fit results filed under their group, for
+ * tb-plot compare --group-by dir, which draws the figure. */
+static int draw_plot(const struct settings *s, struct row *rows, size_t n, struct table *t)
+{
+    char results[] = "/tmp/tb-compare-plot.XXXXXX";
+    int fd = mkstemp(results);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "tb-compare: --plot: a temporary file: %s\n", strerror(errno));
+        return EXIT_INPUT;
+    }
+    fputs("file,column,T_inf,T_inf_lo,T_inf_hi,ops_per_s\n", f);
+    for (size_t g = 0; g < t->ngroups; g++) {
+        for (size_t i = 0; i < n; i++) {
+            const tb_result *r = &rows[i].r;
+            if (strcmp(rows[i].group, t->groups[g]) || strcmp(r->column, t->columns[0]))
+                continue;
+            char *copy = strdup(r->file), *key = NULL;
+            if (!copy || asprintf(&key, "%s/%s", t->groups[g], basename(copy)) < 0)
+                key = NULL;
+            tb_csv_string(f, key ? key : "?");
+            fputc(',', f);
+            tb_csv_string(f, r->column);
+            fprintf(f, ",%.17g,%.17g,%.17g,", r->t_inf.value, r->t_inf.lo, r->t_inf.hi);
+            tb_csv_number(f, r->ops_per_s);
+            fputc('\n', f);
+            free(key);
+            free(copy);
+        }
+    }
+    if (fclose(f) != 0) {
+        remove(results);
+        fprintf(stderr, "tb-compare: --plot: %s\n", strerror(errno));
+        return EXIT_INPUT;
+    }
+    /* tb-plot beside us (installed), in the build tree (libtool runs us
+     * from fit/.libs), else on PATH */
+    char *self = strdup(s->argv0), *here = self ? dirname(self) : ".", *tool = NULL;
+    const char *candidates[] = {"%s/tb-plot", "%s/../plot/tb-plot", "%s/../../plot/tb-plot"};
+    for (size_t i = 0; i < 3 && !tool; i++) {
+        char *c = NULL;
+        if (asprintf(&c, candidates[i], here) >= 0 && access(c, X_OK) == 0)
+            tool = c;
+        else
+            free(c);
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
+             t->groups[t->baseline]);
+    char *const argv[] = {tool ? tool : "tb-plot", "compare", results, "--group-by", "dir",
+                          "--ops", "--title", title, "-o", (char *)s->plot, NULL};
+    int status = EXIT_INPUT;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "tb-compare: --plot: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int ws;
+    if (pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+        status = EXIT_SAME;
+    else
+        fprintf(stderr, "tb-compare: --plot %s: tb-plot failed\n", s->plot);
+    remove(results);
+    free(tool);
+    free(self);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = {
         .group_by = "dir", .threshold = 0.5, .tau_threshold = 0.10, .ops_threshold = 0.02,
-        .format = FORMAT_TEXT, .jobs = 1,
+        .format = FORMAT_TEXT, .jobs = 1, .argv0 = argv[0],
     };
     struct tb_paths paths = {0};
     char err[TB_ERRMAX];
@@ -1064,6 +1140,8 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < t.ncmp; i++)
                 if (t.cmp[i].regression)
                     status = EXIT_REGRESSION;
+            if (s.plot && draw_plot(&s, rows, nrows, &t) != EXIT_SAME)
+                status = EXIT_INPUT;
             table_free(&t);
         }
     }

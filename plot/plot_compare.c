@@ -197,7 +197,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         plwind(0.4, (double)ng + 0.6, olo, ohi);
         plcol0(C_BLACK);
         plbox("", 0, 0, "cmstv", 0, 0);
-        plmtex("r", 4.5, 0.5, 0.5, "operations/s");
+        plmtex("r", 5.6, 0.5, 0.5, "operations/s");
         double ox[256];
         for (size_t g = 0; g < ng; g++)
             ox[g] = x[g] + 0.18;   /* beside its T∞, not on it */

@@ -161,7 +161,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
             plwind(t_lo, t_hi, lo[1], hi[1]);
             plcol0(C_BLACK);
             plbox("", 0, 0, "cmstv", 0, 0);
-            plmtex("r", 4.5, 0.5, 0.5, ylabel[1]);
+            plmtex("r", 5.6, 0.5, 0.5, ylabel[1]);
         }
         for (size_t k = 0; k < n; k++) {
             const tb_column *c = tb_run_column(run, idx[k]);
