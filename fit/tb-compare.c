@@ -152,43 +152,40 @@ static int parse_percent(const char *s, double *x)
     return 0;
 }
 
-static int parse_arguments(int argc, char **argv, struct settings *s)
+enum {
+    OPT_GROUP_ORDER = 256, OPT_THRESHOLD, OPT_TAU_THRESHOLD, OPT_OPS_THRESHOLD,
+    OPT_STRICT, OPT_SHARED_TAU, OPT_WORK, OPT_CACHE, OPT_PLOT,
+};
+static const struct option own_options[] = {
+    {"group-by", required_argument, NULL, 'g'},
+    {"group-order", required_argument, NULL, OPT_GROUP_ORDER},
+    {"baseline", required_argument, NULL, 'b'},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"tau-threshold", required_argument, NULL, OPT_TAU_THRESHOLD},
+    {"ops-threshold", required_argument, NULL, OPT_OPS_THRESHOLD},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"column", required_argument, NULL, 'c'},
+    {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
+    {"work", required_argument, NULL, OPT_WORK},
+    {"cache", required_argument, NULL, OPT_CACHE},
+    {"plot", required_argument, NULL, OPT_PLOT},
+    {"jobs", required_argument, NULL, 'j'},
+    {"format", required_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
 {
-    enum {
-        OPT_GROUP_ORDER = 256, OPT_THRESHOLD, OPT_TAU_THRESHOLD, OPT_OPS_THRESHOLD,
-        OPT_STRICT, OPT_SHARED_TAU, OPT_WORK, OPT_CACHE, OPT_PLOT,
-    };
-    static const struct option own[] = {
-        {"group-by", required_argument, NULL, 'g'},
-        {"group-order", required_argument, NULL, OPT_GROUP_ORDER},
-        {"baseline", required_argument, NULL, 'b'},
-        {"threshold", required_argument, NULL, OPT_THRESHOLD},
-        {"tau-threshold", required_argument, NULL, OPT_TAU_THRESHOLD},
-        {"ops-threshold", required_argument, NULL, OPT_OPS_THRESHOLD},
-        {"strict", no_argument, NULL, OPT_STRICT},
-        {"column", required_argument, NULL, 'c'},
-        {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
-        {"work", required_argument, NULL, OPT_WORK},
-        {"cache", required_argument, NULL, OPT_CACHE},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"jobs", required_argument, NULL, 'j'},
-        {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    struct option *options = tb_cli_options(own);
     char err[TB_ERRMAX];
     int c, rc;
     double x;
 
-    if (!options)
-        return usage_error("%s", "out of memory");
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":g:b:n:c:j:f:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
-                free(options);
                 return usage_error("%s", err);
             }
             continue;
@@ -197,7 +194,6 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case 'g':
             if (strcmp(optarg, "dir") != 0 && strncmp(optarg, "re:", 3) != 0 &&
                 !(strncmp(optarg, "meta:", 5) == 0 && optarg[5])) {
-                free(options);
                 return usage_error("--group-by wants meta:KEY, dir or re:REGEX, not '%s'", optarg);
             }
             s->group_by = optarg;
@@ -217,19 +213,16 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case 'b': s->baseline = optarg; break;
         case OPT_THRESHOLD:
             if (tb_cli_number(optarg, &s->threshold) < 0 || s->threshold < 0) {
-                free(options);
                 return usage_error("--threshold wants a number of °C, not '%s'", optarg);
             }
             break;
         case OPT_TAU_THRESHOLD:
             if (parse_percent(optarg, &s->tau_threshold) < 0) {
-                free(options);
                 return usage_error("--tau-threshold wants a percentage such as 10%%, not '%s'", optarg);
             }
             break;
         case OPT_OPS_THRESHOLD:
             if (parse_percent(optarg, &s->ops_threshold) < 0) {
-                free(options);
                 return usage_error("--ops-threshold wants a percentage such as 2%%, not '%s'", optarg);
             }
             break;
@@ -247,7 +240,6 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case OPT_PLOT: s->plot = optarg; break;
         case 'j':
             if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024) {
-                free(options);
                 return usage_error("--jobs wants a number from 1 to 1024, not '%s'", optarg);
             }
             s->jobs = (int)x;
@@ -262,27 +254,21 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             else if (strcmp(optarg, "markdown") == 0)
                 s->format = FORMAT_MARKDOWN;
             else {
-                free(options);
                 return usage_error("--format wants text, csv, json or markdown, not '%s'", optarg);
             }
             break;
         case 'h':
             fputs(usage_text, stdout);
-            free(options);
             exit(EXIT_SAME);
         case 'V':
             puts("tb-compare (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            free(options);
             exit(EXIT_SAME);
         case ':':
-            free(options);
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            free(options);
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    free(options);
     if (optind >= argc)
         return usage_error("%s", "no input given");
     if (s->m.from >= s->m.to)
@@ -295,6 +281,17 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         }
     }
     return -1;
+}
+
+/* The tool's options and the model options, for parse_options(). */
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    struct option *options = tb_cli_options(own_options);
+    if (!options)
+        return usage_error("%s", "out of memory");
+    int rc = parse_options(argc, argv, s, options);
+    free(options);
+    return rc;
 }
 
 /* --- from inputs to rows ------------------------------------------------------ */
@@ -1065,8 +1062,14 @@ int main(int argc, char **argv)
 
     tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);
-    if (status >= 0)
+    if (status >= 0) {
+        free(s.columns);
+        free(s.work);
+        free(s.group_order);
+        free(s.group_order_buf);
+        tb_model_settings_free(&s.m);
         return status;
+    }
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
     openblas_set_num_threads(1);
 #endif

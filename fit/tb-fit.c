@@ -118,40 +118,37 @@ static int push(const char ***v, size_t *n, const char *s)
     return 0;
 }
 
-static int parse_arguments(int argc, char **argv, struct settings *s)
+enum {
+    OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
+    OPT_TOLERANCE, OPT_STEP,
+};
+static const struct option own_options[] = {
+    {"column", required_argument, NULL, 'c'},
+    {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
+    {"work", required_argument, NULL, OPT_WORK},
+    {"ci", required_argument, NULL, OPT_CI},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"run-length", no_argument, NULL, OPT_RUN_LENGTH},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"format", required_argument, NULL, 'f'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
 {
-    enum {
-        OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
-        OPT_TOLERANCE, OPT_STEP,
-    };
-    static const struct option own[] = {
-        {"column", required_argument, NULL, 'c'},
-        {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
-        {"work", required_argument, NULL, OPT_WORK},
-        {"ci", required_argument, NULL, OPT_CI},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"strict", no_argument, NULL, OPT_STRICT},
-        {"run-length", no_argument, NULL, OPT_RUN_LENGTH},
-        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
-        {"step", required_argument, NULL, OPT_STEP},
-        {"format", required_argument, NULL, 'f'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    struct option *options = tb_cli_options(own);
     char err[TB_ERRMAX];
     int c, rc;
     double x;
 
-    if (!options)
-        return usage_error("%s", "out of memory");
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:c:f:j:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
-                free(options);
                 return usage_error("%s", err);
             }
             continue;
@@ -212,11 +209,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             break;
         case 'h':
             fputs(usage_text, stdout);
-            free(options);
             exit(EXIT_OK);
         case 'V':
             puts("tb-fit (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            free(options);
             exit(EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -224,7 +219,6 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    free(options);
     if (optind >= argc)
         return usage_error("%s", "no run given");
     if (s->m.from >= s->m.to)
@@ -236,6 +230,17 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     if (s->m.nlabels > 0 && !s->m.auto_order && s->m.nlabels != s->m.fit.order)
         return usage_error("--labels names %s terms, not as many as --order", s->m.nlabels == 1 ? "1" : "several");
     return -1;
+}
+
+/* The tool's options and the model options, for parse_options(). */
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    struct option *options = tb_cli_options(own_options);
+    if (!options)
+        return usage_error("%s", "out of memory");
+    int rc = parse_options(argc, argv, s, options);
+    free(options);
+    return rc;
 }
 
 /* --- one job ---------------------------------------------------------------- */
@@ -403,8 +408,12 @@ int main(int argc, char **argv)
     tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);
 
-    if (status >= 0)
+    if (status >= 0) {
+        free(s.columns);
+        free(s.work);
+        tb_model_settings_free(&s.m);
         return status;
+    }
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
     /* The fits are the parallel work (-j); BLAS threads on vectors of a
      * few thousand would only contend with them. */

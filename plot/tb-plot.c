@@ -108,36 +108,33 @@ fail:
     return NULL;
 }
 
-static int parse_arguments(int argc, char **argv, struct plot_settings *s)
+enum {
+    OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_OPS,
+};
+static const struct option own_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"column", required_argument, NULL, 'c'},
+    {"overlay", no_argument, NULL, OPT_OVERLAY},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"group-by", required_argument, NULL, OPT_GROUP_BY},
+    {"ops", no_argument, NULL, OPT_OPS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_options(int argc, char **argv, struct plot_settings *s, const struct option *options)
 {
-    enum {
-        OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_OPS,
-    };
-    static const struct option own[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"title", required_argument, NULL, OPT_TITLE},
-        {"column", required_argument, NULL, 'c'},
-        {"overlay", no_argument, NULL, OPT_OVERLAY},
-        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
-        {"step", required_argument, NULL, OPT_STEP},
-        {"group-by", required_argument, NULL, OPT_GROUP_BY},
-        {"ops", no_argument, NULL, OPT_OPS},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    struct option *options = tb_cli_options(own);
     char err[TB_ERRMAX];
     int c, w, h, rc;
 
-    if (!options)
-        return usage_error("%s", "out of memory");
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:c:n:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
-                free(options);
                 return usage_error("%s", err);
             }
             continue;
@@ -179,11 +176,9 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
         case OPT_OPS: s->ops = 1; break;
         case 'h':
             fputs(usage_text, stdout);
-            free(options);
             exit(PLOT_EXIT_OK);
         case 'V':
             puts("tb-plot (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            free(options);
             exit(PLOT_EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -191,12 +186,22 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    free(options);
     if (!s->fig.path)
         return usage_error("%s", "no figure to write: give -o FILE (.png, .svg or .pdf)");
     if (s->m.from >= s->m.to)
         return usage_error("%s", "--from must be before --to");
     return -1;
+}
+
+/* The tool's options and the model options, for parse_options(). */
+static int parse_arguments(int argc, char **argv, struct plot_settings *s)
+{
+    struct option *options = tb_cli_options(own_options);
+    if (!options)
+        return usage_error("%s", "out of memory");
+    int rc = parse_options(argc, argv, s, options);
+    free(options);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -220,20 +225,25 @@ int main(int argc, char **argv)
         strcmp(what, "compare"))
         return usage_error("unknown figure '%s': fit, raw, runlength or compare", what);
     int status = parse_arguments(argc - 1, argv + 1, &s);
-    if (status >= 0)
-        return status;
     int first = optind + 1, nargs = argc - first;
-    if (nargs < 1)
-        return usage_error("%s", strcmp(what, "compare") ? "no run given" : "no results given");
-    if (strcmp(what, "compare") != 0 && nargs > 1)
-        return usage_error("one run at a time, not '%s' too", argv[first + 1]);
-    if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
-        return usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
-    if (strcmp(what, "runlength") == 0 && s.m.auto_order)
-        return usage_error("%s", "runlength works with a fixed --order");
-    if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-plot: %s\n", err);
-        return PLOT_EXIT_INPUT;
+    if (status < 0) {
+        if (nargs < 1)
+            status = usage_error("%s", strcmp(what, "compare") ? "no run given" : "no results given");
+        else if (strcmp(what, "compare") != 0 && nargs > 1)
+            status = usage_error("one run at a time, not '%s' too", argv[first + 1]);
+        else if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
+            status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
+        else if (strcmp(what, "runlength") == 0 && s.m.auto_order)
+            status = usage_error("%s", "runlength works with a fixed --order");
+        else if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-plot: %s\n", err);
+            status = PLOT_EXIT_INPUT;
+        }
+    }
+    if (status >= 0) {
+        free(s.columns);
+        tb_model_settings_free(&s.m);
+        return status;
     }
 
     if (strcmp(what, "fit") == 0)
