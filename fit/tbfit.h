@@ -433,6 +433,38 @@ void tb_holm_adjust(const double *p, size_t n, double *adjusted);
 /* strcmp() that orders numbers by value: "5.4" < "5.10" < "6.1". */
 int tb_natural_compare(const char *a, const char *b);
 
+/* ------------------------------------------------------------------ */
+/* Thermal networks and simulation                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A linear thermal model as modes: under power P(t) the temperature is
+ * T(t) = T0 + Σ mᵢ(t) with dmᵢ/dt = (gᵢ·P(t) − mᵢ)/τᵢ, mᵢ(0) = 0.  After a
+ * step to constant power P from t = 0 that is the exponential model with
+ * T∞ = T0 + P·Σ gᵢ and kᵢ = −P·gᵢ.
+ */
+typedef struct tb_modes {
+    size_t n;
+    double tau[TB_FIT_MAX_ORDER];   /* s, ascending */
+    double gain[TB_FIT_MAX_ORDER];  /* K/W */
+} tb_modes;
+
+/* A Foster network: N parallel RᵢCᵢ pairs in series, power into its
+ * top, ambient at its bottom: τᵢ = RᵢCᵢ, gᵢ = Rᵢ.  0, or -1 when an R or
+ * C is not positive or N is out of 1..TB_FIT_MAX_ORDER. */
+int tb_modes_from_foster(const double *r, const double *c, size_t n, tb_modes *m);
+
+/* A Cauer ladder: capacitances Cᵢ to ambient at its N nodes, Rᵢ from node
+ * i to node i+1 and the last to ambient, power into node 1 (where the
+ * temperature is taken).  Its modes are the eigenvalues of C⁻¹G (τᵢ =
+ * 1/λᵢ) with gains vᵢ₁²/(λᵢ C₁) for the eigenvectors of the symmetric
+ * C^-½ G C^-½; Σ gᵢ = Σ Rᵢ.  0, or -1 as for tb_modes_from_foster(). */
+int tb_modes_from_cauer(const double *r, const double *c, size_t n, tb_modes *m);
+
+/* Advance the modes' state M (n values) by DT seconds at constant power P:
+ * exact for a power held over the step. */
+void tb_modes_step(const tb_modes *m, double *state, double p, double dt);
+
 #ifdef __cplusplus
 }
 #endif

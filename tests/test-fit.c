@@ -414,6 +414,38 @@ static void test_group_stats(void)
        tb_natural_compare("6.1-rc2", "6.1") > 0, "v2 < v10, equal, a suffix after");
 }
 
+static void test_networks(void)
+{
+    double r[] = {2, 3}, c[] = {20, 100};
+    tb_modes m;
+    ok(tb_modes_from_foster(r, c, 2, &m) == 0 && m.n == 2, "a Foster network");
+    ok(m.tau[0] == 40 && m.tau[1] == 300 && m.gain[0] == 2 && m.gain[1] == 3,
+       "τ = RC and gain R for each stage");
+    double r1[] = {2}, c1[] = {20};
+    ok(tb_modes_from_cauer(r1, c1, 1, &m) == 0 && fabs(m.tau[0] - 40) < 1e-12 &&
+       fabs(m.gain[0] - 2) < 1e-12, "a one-stage Cauer ladder is its Foster stage");
+    ok(tb_modes_from_cauer(r, c, 2, &m) == 0, "a two-stage Cauer ladder");
+    is_near(m.gain[0] + m.gain[1], 5, 1e-12, "its gains add up to R1 + R2");
+    /* the step response of the ladder's ODE, integrated finely, against
+     * the modes' closed form */
+    double T1 = 0, T2 = 0, dt = 0.001, P = 1;
+    for (int i = 0; i < 100000; i++) {   /* 100 s */
+        double q12 = (T1 - T2) / r[0], q2a = T2 / r[1];
+        T1 += dt * (P - q12) / c[0];
+        T2 += dt * (q12 - q2a) / c[1];
+    }
+    double closed = 0;
+    for (size_t i = 0; i < m.n; i++)
+        closed += P * m.gain[i] * (1 - exp(-100 / m.tau[i]));
+    is_near(closed, T1, 1e-3, "the modes give the ladder's step response (%.5f vs %.5f K)", closed, T1);
+    double st[2] = {0, 0};
+    for (int i = 0; i < 100; i++)
+        tb_modes_step(&m, st, P, 1);
+    is_near(st[0] + st[1], closed, 1e-12, "tb_modes_step is exact for a held power");
+    double bad[] = {-1};
+    ok(tb_modes_from_foster(bad, c1, 1, &m) == -1, "a negative R is refused");
+}
+
 int main(void)
 {
     test_exact();
@@ -429,5 +461,6 @@ int main(void)
     test_throttle_and_run_length();
     test_real_runs();
     test_group_stats();
+    test_networks();
     return tap_done();
 }

@@ -1,0 +1,595 @@
+/*
+ * tb-sim -- simulate a testbed's temperatures with known truth: write a
+ * run in the thermobench format, with the imperfections of real ones, or
+ * keep a fake sysfs tree up to date for tb-record to record.
+ *
+ * The model is the thermal network's modes (libtbfit's tb_modes): given
+ * as exponential terms, or as a Foster or Cauer RC network, and driven by
+ * a power profile (a step, an on/off pattern, or a CSV of power over
+ * time) held over each sampling step, which is exact for such a profile.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tbfit.h"
+
+#define MAX_SENSORS 8
+
+struct settings {
+    /* the model */
+    int have_tinf, nterms, nfoster, ncauer;
+    double tinf, term_k[TB_FIT_MAX_ORDER], term_tau[TB_FIT_MAX_ORDER];
+    double net_r[TB_FIT_MAX_ORDER], net_c[TB_FIT_MAX_ORDER];
+    double power, ambient;
+    double on_s, off_s;          /* --power-onoff */
+    const char *power_csv;
+    double *pt, *pw;             /* the CSV's times and powers */
+    size_t np;
+    /* the run */
+    double duration, period_ms;
+    const char *output;
+    unsigned long seed;
+    int sensors;
+    double quantum, noise, ar, jitter_ms, drift_per_h, ambient_every, work_rate, dropout;
+    /* live */
+    const char *sysfs;
+    double speed;
+    const char *metas[16];       /* --meta KEY=VALUE */
+    int nmetas;
+};
+
+static const char usage_text[] =
+    "Usage: tb-sim [OPTION]...\n"
+    "Simulate a testbed's temperatures with known truth: write a run in the\n"
+    "thermobench format (to -o FILE or standard output), or with --sysfs keep\n"
+    "a fake sysfs tree up to date for tb-record --sysfs-root.\n"
+    "\n"
+    "Model (terms, or a network with a power):\n"
+    "      --tinf=DEG         T∞ of the exponential model\n"
+    "      --term=K,TAU       a term k·e^(−t/τ), k in °C, τ in s; up to 4\n"
+    "      --foster=R,C       a Foster stage, R in K/W, C in J/K; up to 4\n"
+    "      --cauer=R,C        a Cauer stage, from the power's node down\n"
+    "      --power=W          power of a network (default 5), or of the terms'\n"
+    "                         step (default 1: the terms are per watt then)\n"
+    "      --power-onoff=ON,OFF  the power on for ON s, off for OFF s, again\n"
+    "      --power-csv=FILE   power from \"time_s,watts\" lines, each held\n"
+    "      --ambient=DEG      ambient temperature of a network (default 25)\n"
+    "\n"
+    "Run:\n"
+    "      --duration=TIME    how long (default 1h; 90, 90s, 5min, 1h)\n"
+    "  -p, --period=MS        sampling period (default 1000)\n"
+    "  -o, --output=FILE      the run (default standard output)\n"
+    "      --seed=N           seed of every random draw (default 1)\n"
+    "      --sensors=N        sensors sharing the τ, each with its own T∞ and k\n"
+    "                         (default 1, at most 8)\n"
+    "      --quantum=DEG      values in steps of DEG (default 0.1; 0: none)\n"
+    "      --noise=DEG        Gaussian noise (default 0.05)\n"
+    "      --ar=PHI           the noise autocorrelated, AR(1) (default 0)\n"
+    "      --jitter=MS        sampling jitter, uniform ± (default 0)\n"
+    "      --ambient-drift=DEG  the ambient drifts by DEG per hour (default 0)\n"
+    "      --ambient-every=S  an ambient sensor row every S s (default 10; 0: none)\n"
+    "      --work=RATE        a cumulative work counter, RATE operations/s,\n"
+    "                         a row every 20 s (default none)\n"
+    "      --dropout=P        each value is nan with probability P (default 0)\n"
+    "      --meta=KEY=VALUE   a \"# KEY: VALUE\" line (default # kernel: simulated)\n"
+    "\n"
+    "Live:\n"
+    "      --sysfs=DIR        keep DIR/class/thermal, DIR/class/hwmon and cpufreq\n"
+    "                         files up to date instead of writing a run\n"
+    "      --speed=X          X simulated seconds per real second (default 1)\n"
+    "  -h, --help             show this help and exit\n"
+    "  -V, --version          show the version and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 a file could not be written, 2 usage error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return tb_cli_usage_error("tb-sim", fmt, arg);
+}
+
+static int parse_pair(const char *arg, double *a, double *b)
+{
+    char buf[128];
+    const char *comma = strchr(arg, ',');
+    if (!comma || (size_t)(comma - arg) >= sizeof buf)
+        return -1;
+    memcpy(buf, arg, (size_t)(comma - arg));
+    buf[comma - arg] = '\0';
+    return tb_cli_number(buf, a) == 0 && tb_cli_number(comma + 1, b) == 0 ? 0 : -1;
+}
+
+static int read_power_csv(struct settings *s, char *err, size_t errlen)
+{
+    FILE *f = fopen(s->power_csv, "r");
+    char line[256];
+    size_t lineno = 0;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", s->power_csv, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        double t, w;
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0' || (lineno == 1 && !strchr("0123456789.-+", line[0])))
+            continue;
+        if (parse_pair(line, &t, &w) < 0 || (s->np && t < s->pt[s->np - 1])) {
+            snprintf(err, errlen, "%s:%zu: expected \"time_s,watts\" in time order", s->power_csv, lineno);
+            fclose(f);
+            return -1;
+        }
+        double *nt = realloc(s->pt, (s->np + 1) * sizeof *nt), *nw = nt ? realloc(s->pw, (s->np + 1) * sizeof *nw) : NULL;
+        if (nt)
+            s->pt = nt;
+        if (!nt || !nw) {
+            fclose(f);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        s->pw = nw;
+        s->pt[s->np] = t;
+        s->pw[s->np++] = w;
+    }
+    fclose(f);
+    if (s->np == 0) {
+        snprintf(err, errlen, "%s: no power given", s->power_csv);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    enum {
+        O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
+        O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
+        O_DROPOUT, O_SYSFS, O_SPEED, O_META,
+    };
+    static const struct option options[] = {
+        {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
+        {"foster", required_argument, NULL, O_FOSTER}, {"cauer", required_argument, NULL, O_CAUER},
+        {"power", required_argument, NULL, O_POWER}, {"power-onoff", required_argument, NULL, O_ONOFF},
+        {"power-csv", required_argument, NULL, O_PCSV}, {"ambient", required_argument, NULL, O_AMBIENT},
+        {"duration", required_argument, NULL, O_DURATION}, {"period", required_argument, NULL, 'p'},
+        {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, O_SEED},
+        {"sensors", required_argument, NULL, O_SENSORS}, {"quantum", required_argument, NULL, O_QUANTUM},
+        {"noise", required_argument, NULL, O_NOISE}, {"ar", required_argument, NULL, O_AR},
+        {"jitter", required_argument, NULL, O_JITTER}, {"ambient-drift", required_argument, NULL, O_DRIFT},
+        {"ambient-every", required_argument, NULL, O_AMB_EVERY}, {"work", required_argument, NULL, O_WORK},
+        {"dropout", required_argument, NULL, O_DROPOUT}, {"sysfs", required_argument, NULL, O_SYSFS},
+        {"speed", required_argument, NULL, O_SPEED}, {"meta", required_argument, NULL, O_META},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+    };
+    int c;
+    double x, y;
+    char err[TB_ERRMAX];
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":p:o:hV", options, NULL)) != -1) {
+        switch (c) {
+        case O_TINF:
+            if (tb_cli_number(optarg, &s->tinf) < 0)
+                return usage_error("--tinf wants a temperature, not '%s'", optarg);
+            s->have_tinf = 1;
+            break;
+        case O_TERM:
+            if (parse_pair(optarg, &x, &y) < 0 || !(y > 0) || s->nterms == TB_FIT_MAX_ORDER)
+                return usage_error("--term wants K,TAU with TAU > 0, at most 4 of them, not '%s'", optarg);
+            s->term_k[s->nterms] = x;
+            s->term_tau[s->nterms++] = y;
+            break;
+        case O_FOSTER:
+        case O_CAUER: {
+            int *n = c == O_FOSTER ? &s->nfoster : &s->ncauer;
+            if (parse_pair(optarg, &x, &y) < 0 || !(x > 0 && y > 0) || *n == TB_FIT_MAX_ORDER)
+                return usage_error("--foster and --cauer want R,C, both positive, at most 4 stages, not '%s'", optarg);
+            s->net_r[*n] = x;
+            s->net_c[(*n)++] = y;
+            break;
+        }
+        case O_POWER:
+            if (tb_cli_number(optarg, &s->power) < 0 || s->power < 0)
+                return usage_error("--power wants watts, not '%s'", optarg);
+            break;
+        case O_ONOFF:
+            if (parse_pair(optarg, &s->on_s, &s->off_s) < 0 || !(s->on_s > 0) || !(s->off_s > 0))
+                return usage_error("--power-onoff wants ON,OFF seconds, not '%s'", optarg);
+            break;
+        case O_PCSV: s->power_csv = optarg; break;
+        case O_AMBIENT:
+            if (tb_cli_number(optarg, &s->ambient) < 0)
+                return usage_error("--ambient wants a temperature, not '%s'", optarg);
+            break;
+        case O_DURATION:
+            if (tb_parse_duration(optarg, &s->duration) < 0 || !(s->duration > 0))
+                return usage_error("--duration wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
+            break;
+        case 'p':
+            if (tb_cli_number(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.01))
+                return usage_error("--period wants milliseconds, not '%s'", optarg);
+            break;
+        case 'o': s->output = optarg; break;
+        case O_SEED:
+            if (tb_cli_number(optarg, &x) < 0 || x < 0 || x != floor(x))
+                return usage_error("--seed wants a whole number, not '%s'", optarg);
+            s->seed = (unsigned long)x;
+            break;
+        case O_SENSORS:
+            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > MAX_SENSORS)
+                return usage_error("--sensors wants 1 to 8, not '%s'", optarg);
+            s->sensors = (int)x;
+            break;
+        case O_QUANTUM:
+        case O_NOISE:
+        case O_JITTER:
+        case O_AMB_EVERY:
+        case O_WORK: {
+            double *dst = c == O_QUANTUM ? &s->quantum : c == O_NOISE ? &s->noise
+                        : c == O_JITTER ? &s->jitter_ms : c == O_AMB_EVERY ? &s->ambient_every
+                                                                            : &s->work_rate;
+            if (tb_cli_number(optarg, dst) < 0 || *dst < 0)
+                return usage_error("a number of 0 or more is wanted, not '%s'", optarg);
+            break;
+        }
+        case O_AR:
+            if (tb_cli_number(optarg, &s->ar) < 0 || !(s->ar >= 0 && s->ar < 1))
+                return usage_error("--ar wants 0 to below 1, not '%s'", optarg);
+            break;
+        case O_DROPOUT:
+            if (tb_cli_number(optarg, &s->dropout) < 0 || !(s->dropout >= 0 && s->dropout < 1))
+                return usage_error("--dropout wants a probability below 1, not '%s'", optarg);
+            break;
+        case O_DRIFT:
+            if (tb_cli_number(optarg, &s->drift_per_h) < 0)
+                return usage_error("--ambient-drift wants °C per hour, not '%s'", optarg);
+            break;
+        case O_SYSFS: s->sysfs = optarg; break;
+        case O_META: {
+            const char *eq = strchr(optarg, '=');
+            size_t klen = eq ? (size_t)(eq - optarg) : 0;
+            if (!eq || klen == 0 || s->nmetas == 16 ||
+                strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
+                return usage_error("--meta wants KEY=VALUE (at most 16), not '%s'", optarg);
+            s->metas[s->nmetas++] = optarg;
+            break;
+        }
+        case O_SPEED:
+            if (tb_cli_number(optarg, &s->speed) < 0 || !(s->speed > 0))
+                return usage_error("--speed wants a positive number, not '%s'", optarg);
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        case 'V':
+            puts("tb-sim (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            exit(0);
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    int kinds = (s->nterms > 0) + (s->nfoster > 0) + (s->ncauer > 0);
+    if (kinds != 1)
+        return usage_error("%s", "give the model one way: --term (with --tinf), --foster or --cauer");
+    if (s->nterms > 0 && !s->have_tinf)
+        return usage_error("%s", "--term wants --tinf too");
+    if ((s->on_s > 0) + (s->power_csv != NULL) > 1)
+        return usage_error("%s", "one power profile: --power-onoff or --power-csv");
+    if (s->jitter_ms >= 0.4 * s->period_ms)
+        return usage_error("%s", "--jitter must stay under 0.4 of the period");
+    if (s->power_csv && read_power_csv(s, err, sizeof err) < 0)
+        return usage_error("--power-csv: %s", err);
+    return -1;
+}
+
+/* --- the model ---------------------------------------------------------------- */
+
+/* Modes, start temperature T0 and the step power the truth refers to. */
+static int build_model(struct settings *s, tb_modes *m, double *t0)
+{
+    if (s->nterms > 0) {
+        /* Terms are the response to a step of s->power (1 W unless given):
+         * gains −k/P, starting from T∞ + Σk. */
+        double p = s->power > 0 ? s->power : 1;
+        memset(m, 0, sizeof *m);
+        m->n = (size_t)s->nterms;
+        *t0 = s->tinf;
+        for (int j = 0; j < s->nterms; j++) {
+            m->tau[j] = s->term_tau[j];
+            m->gain[j] = -s->term_k[j] / p;
+            *t0 += s->term_k[j];
+        }
+        s->power = p;
+        return 0;
+    }
+    *t0 = s->ambient;
+    return s->nfoster ? tb_modes_from_foster(s->net_r, s->net_c, (size_t)s->nfoster, m)
+                      : tb_modes_from_cauer(s->net_r, s->net_c, (size_t)s->ncauer, m);
+}
+
+static double power_at(const struct settings *s, double t)
+{
+    if (s->on_s > 0)
+        return fmod(t, s->on_s + s->off_s) < s->on_s ? s->power : 0;
+    if (s->np) {
+        size_t i = 0;
+        while (i + 1 < s->np && s->pt[i + 1] <= t)
+            i++;
+        return t < s->pt[0] ? 0 : s->pw[i];
+    }
+    return s->power;
+}
+
+/* Sensor J sees the modes with its own gain and offset (sensors of one
+ * board: the same τ, less of the heat further away). */
+static double sensor_gain(int j) { return 1 - 0.15 * j; }
+static double sensor_offset(int j) { return -1.5 * j; }
+
+static void print_truth(FILE *f, const struct settings *s, const tb_modes *m, double t0)
+{
+    fprintf(f, "# truth_tau:");
+    for (size_t i = 0; i < m->n; i++)
+        fprintf(f, "%s%.10g", i ? "," : " ", m->tau[i]);
+    fprintf(f, "\n# truth_power: %s\n", s->on_s > 0 ? "on/off" : s->np ? "csv" : "step");
+    for (int j = 0; j < s->sensors; j++) {
+        double tinf = t0 + sensor_offset(j);
+        fprintf(f, "# truth_k_CPU_%d_temp:", j);
+        for (size_t i = 0; i < m->n; i++) {
+            double k = -m->gain[i] * sensor_gain(j) * s->power;
+            tinf -= k;
+            fprintf(f, "%s%.10g", i ? "," : " ", k);
+        }
+        fprintf(f, "\n# truth_tinf_CPU_%d_temp: %.10g\n", j, tinf);
+    }
+}
+
+/* --- a run to a file ------------------------------------------------------------- */
+
+static int write_run(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
+{
+    FILE *f = s->output && strcmp(s->output, "-") ? fopen(s->output, "w") : stdout;
+    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS] = {0};
+    double period = s->period_ms / 1000, t = 0, next_amb = s->ambient_every / 2, next_work = 10;
+    double work = 0;
+
+    if (!f) {
+        fprintf(stderr, "tb-sim: %s: cannot create: %s\n", s->output, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "# Started at: 2026-01-01 00:00:00 +0000, Version: %s %s, Generated by: tb-sim\n",
+            PACKAGE_NAME, PACKAGE_VERSION);
+    int have_kernel = 0;
+    for (int i = 0; i < s->nmetas; i++) {
+        const char *eq = strchr(s->metas[i], '=');
+        fprintf(f, "# %.*s: %s\n", (int)(eq - s->metas[i]), s->metas[i], eq + 1);
+        have_kernel |= strncmp(s->metas[i], "kernel=", 7) == 0;
+    }
+    if (!have_kernel)
+        fputs("# kernel: simulated\n", f);
+    fprintf(f, "# seed: %lu\n", s->seed);
+    print_truth(f, s, m, t0);
+    fputs("time/ms", f);
+    for (int j = 0; j < s->sensors; j++)
+        fprintf(f, ",CPU_%d_temp/m°C", j);
+    fputs(",power/W", f);
+    if (s->ambient_every > 0)
+        fputs(",ambient/°C", f);
+    if (s->work_rate > 0)
+        fputs(",CPU0_work_done", f);
+    fputc('\n', f);
+    size_t steps = (size_t)floor(s->duration / period + 1e-9);
+    for (size_t i = 0; i <= steps; i++) {
+        double ts = (double)i * period;
+        if (i > 0) {
+            tb_modes_step(m, state, power_at(s, t), ts - t);
+            t = ts;
+        }
+        double jitter = s->jitter_ms > 0 ? gsl_ran_flat(rng, -s->jitter_ms, s->jitter_ms) : 0;
+        double drift = s->drift_per_h * t / 3600;
+        fprintf(f, "%.3f", i == 0 ? 0 : fmax(0, t * 1000 + jitter));
+        for (int j = 0; j < s->sensors; j++) {
+            double v = t0 + sensor_offset(j) + drift;
+            for (size_t k = 0; k < m->n; k++)
+                v += state[k] * sensor_gain(j);
+            noise[j] = s->ar * noise[j] + gsl_ran_gaussian(rng, s->noise) * sqrt(1 - s->ar * s->ar);
+            v += noise[j];
+            if (s->quantum > 0)
+                v = round(v / s->quantum) * s->quantum;
+            if (s->dropout > 0 && gsl_rng_uniform(rng) < s->dropout)
+                fputs(",nan", f);
+            else
+                fprintf(f, ",%.0f", v * 1000);
+        }
+        fprintf(f, ",%.6g\n", power_at(s, t));
+        /* Rows of the slow sensors sit between two sample rows, clear of
+         * their jitter, so that time never goes backwards. */
+        if (s->ambient_every > 0 && t + period > next_amb && t <= s->duration) {
+            fprintf(f, "%.3f", (t + period * 0.5) * 1000);
+            for (int j = 0; j < s->sensors; j++)
+                fputc(',', f);
+            fprintf(f, ",,%.3f\n", t0 + drift + gsl_ran_gaussian(rng, 0.01));
+            next_amb += s->ambient_every;
+        }
+        if (s->work_rate > 0 && t + period > next_work) {
+            work += s->work_rate * 20;
+            fprintf(f, "%.3f", (t + period * 0.7) * 1000);
+            for (int j = 0; j < s->sensors; j++)
+                fputc(',', f);
+            fprintf(f, ",%s,%.0f\n", s->ambient_every > 0 ? "," : "", work);
+            next_work += 20;
+        }
+    }
+    if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
+        fprintf(stderr, "tb-sim: %s: write error: %s\n", s->output ? s->output : "-", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* --- a live sysfs tree --------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop;
+static void on_signal(int sig) { (void)sig; stop = 1; }
+
+/* Write TEXT at the start of the file; a changing value (PADDED) is padded
+ * to a fixed width, so that a reader's pread() at offset 0 never sees the
+ * file cut short by a truncation. */
+static int put_file(const char *dir, const char *name, const char *text, int padded)
+{
+    char path[4096], buf[64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (padded ? 0 : O_TRUNC), 0644);
+    if (fd < 0)
+        return -1;
+    int n = snprintf(buf, sizeof buf, padded ? "%-20s\n" : "%s\n", text);
+    int rc = pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
+    close(fd);
+    return rc;
+}
+
+static int put(const char *dir, const char *name, const char *text)
+{
+    return put_file(dir, name, text, 1);
+}
+
+static int put_name(const char *dir, const char *name, const char *text)
+{
+    return put_file(dir, name, text, 0);
+}
+
+static int mkdirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    }
+    return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
+{
+    char dir[4096], text[64];
+    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS] = {0}, energy = 0;
+    double period = s->period_ms / 1000;
+    struct sigaction sa = {.sa_handler = on_signal};
+
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    for (int j = 0; j < s->sensors; j++) {
+        snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
+        snprintf(text, sizeof text, "cpu%d-thermal", j);
+        if (mkdirs(dir) < 0 || put_name(dir, "type", text) < 0)
+            goto fail;
+    }
+    snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);
+    if (mkdirs(dir) < 0 || put_name(dir, "name", "tbsim") < 0)
+        goto fail;
+    snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu0/cpufreq", s->sysfs);
+    if (mkdirs(dir) < 0 || put(dir, "scaling_cur_freq", "1200000") < 0)
+        goto fail;
+
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (size_t i = 0; !stop; i++) {
+        double t = (double)i * period;
+        if (t > s->duration)
+            break;
+        if (i > 0)
+            tb_modes_step(m, state, power_at(s, t - period), period);
+        double p = power_at(s, t);
+        energy += p * period;
+        for (int j = 0; j < s->sensors; j++) {
+            double v = t0 + sensor_offset(j) + s->drift_per_h * t / 3600;
+            for (size_t k = 0; k < m->n; k++)
+                v += state[k] * sensor_gain(j);
+            noise[j] = s->ar * noise[j] + gsl_ran_gaussian(rng, s->noise) * sqrt(1 - s->ar * s->ar);
+            v += noise[j];
+            if (s->quantum > 0)
+                v = round(v / s->quantum) * s->quantum;
+            snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
+            snprintf(text, sizeof text, "%.0f", v * 1000);
+            if (put(dir, "temp", text) < 0)
+                goto fail;
+        }
+        snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);
+        snprintf(text, sizeof text, "%.0f", p * 1e6);
+        if (put(dir, "power1_input", text) < 0)
+            goto fail;
+        snprintf(text, sizeof text, "%.0f", energy * 1e6);
+        if (put(dir, "energy1_input", text) < 0)
+            goto fail;
+        /* sleep to the real time of the next simulated step */
+        double next = (double)(i + 1) * period / s->speed;
+        struct timespec at = start;
+        at.tv_sec += (time_t)next;
+        at.tv_nsec += (long)((next - floor(next)) * 1e9);
+        if (at.tv_nsec >= 1000000000) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop)
+            ;
+    }
+    return 0;
+fail:
+    fprintf(stderr, "tb-sim: %s: %s\n", dir, strerror(errno));
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = {
+        .power = 0, .ambient = 25, .duration = 3600, .period_ms = 1000, .seed = 1,
+        .sensors = 1, .quantum = 0.1, .noise = 0.05, .ambient_every = 10, .speed = 1,
+    };
+    int status = parse_arguments(argc, argv, &s);
+    if (status >= 0) {
+        free(s.pt);
+        free(s.pw);
+        return status;
+    }
+    if (s.nterms == 0 && s.power == 0)
+        s.power = 5;
+    tb_modes m;
+    double t0;
+    if (build_model(&s, &m, &t0) < 0) {
+        free(s.pt);
+        free(s.pw);
+        return usage_error("%s", "the network's R and C must be positive");
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        return 1;
+    gsl_rng_set(rng, s.seed);
+    status = s.sysfs ? run_sysfs(&s, &m, t0, rng) : write_run(&s, &m, t0, rng);
+    gsl_rng_free(rng);
+    free(s.pt);
+    free(s.pw);
+    return status;
+}

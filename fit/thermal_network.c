@@ -1,0 +1,99 @@
+/*
+ * thermal_network.c -- Foster and Cauer RC networks as modes of the
+ * exponential model, and their exact step-by-step simulation.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_sort.h>
+#include <math.h>
+#include <string.h>
+
+#include "tbfit.h"
+
+static int check(const double *r, const double *c, size_t n)
+{
+    if (n < 1 || n > TB_FIT_MAX_ORDER)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!(r[i] > 0) || !(c[i] > 0) || !isfinite(r[i]) || !isfinite(c[i]))
+            return -1;
+    return 0;
+}
+
+/* Modes in ascending τ. */
+static void sort_modes(tb_modes *m)
+{
+    size_t order[TB_FIT_MAX_ORDER];
+    tb_modes copy = *m;
+    gsl_sort_index(order, copy.tau, 1, m->n);
+    for (size_t i = 0; i < m->n; i++) {
+        m->tau[i] = copy.tau[order[i]];
+        m->gain[i] = copy.gain[order[i]];
+    }
+}
+
+int tb_modes_from_foster(const double *r, const double *c, size_t n, tb_modes *m)
+{
+    if (check(r, c, n) < 0)
+        return -1;
+    memset(m, 0, sizeof *m);
+    m->n = n;
+    for (size_t i = 0; i < n; i++) {
+        m->tau[i] = r[i] * c[i];
+        m->gain[i] = r[i];
+    }
+    sort_modes(m);
+    return 0;
+}
+
+int tb_modes_from_cauer(const double *r, const double *c, size_t n, tb_modes *m)
+{
+    if (check(r, c, n) < 0)
+        return -1;
+    /* G: conductances of the ladder; M = C^-½ G C^-½ is symmetric. */
+    gsl_matrix *M = gsl_matrix_calloc(n, n), *V = gsl_matrix_alloc(n, n);
+    gsl_vector *lambda = gsl_vector_alloc(n);
+    gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(n);
+    int rc = -1;
+    if (!M || !V || !lambda || !w)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        double g_down = 1 / r[i];                       /* node i to i+1 (or ambient) */
+        double g_up = i > 0 ? 1 / r[i - 1] : 0;         /* node i-1 to i */
+        gsl_matrix_set(M, i, i, (g_up + g_down) / c[i]);
+        if (i + 1 < n) {
+            double off = -g_down / sqrt(c[i] * c[i + 1]);
+            gsl_matrix_set(M, i, i + 1, off);
+            gsl_matrix_set(M, i + 1, i, off);
+        }
+    }
+    if (gsl_eigen_symmv(M, lambda, V, w) != 0)
+        goto out;
+    memset(m, 0, sizeof *m);
+    m->n = n;
+    for (size_t i = 0; i < n; i++) {
+        double l = gsl_vector_get(lambda, i), v1 = gsl_matrix_get(V, 0, i);
+        m->tau[i] = 1 / l;
+        m->gain[i] = v1 * v1 / (l * c[0]);
+    }
+    sort_modes(m);
+    rc = 0;
+out:
+    gsl_eigen_symmv_free(w);
+    gsl_vector_free(lambda);
+    gsl_matrix_free(V);
+    gsl_matrix_free(M);
+    return rc;
+}
+
+void tb_modes_step(const tb_modes *m, double *state, double p, double dt)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        double a = exp(-dt / m->tau[i]);
+        state[i] = state[i] * a + m->gain[i] * p * (1 - a);
+    }
+}
