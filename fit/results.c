@@ -125,9 +125,9 @@ static void on_row(int c, void *data)
     }
     tb_result row = {0};
     row.t_inf = (tb_estimate){number(r, F_TINF, 1), number(r, F_TINF_LO, 0), number(r, F_TINF_HI, 0)};
-    row.order = (int)number(r, F_ORDER, 0);
-    double pts = number(r, F_POINTS, 0);
-    row.points = isfinite(pts) ? (size_t)pts : 0;
+    double order = number(r, F_ORDER, 0), pts = number(r, F_POINTS, 0);
+    row.order = order >= 0 && order <= TB_FIT_MAX_ORDER ? (int)order : 0;
+    row.points = pts >= 0 && pts < 1e15 ? (size_t)pts : 0;
     row.rmse = number(r, F_RMSE, 0);
     row.ops_per_s = number(r, F_OPS, 0);
     for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
@@ -159,19 +159,27 @@ out:
 
 int tb_results_read(const char *path, tb_result **rows, size_t *n, char *err, size_t errlen)
 {
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "r");
-    struct reader r = {.name = is_stdin ? "<stdin>" : path, .err = err, .errlen = errlen,
-                       .rows = rows, .n = n};
+    if (strcmp(path, "-") == 0)
+        return tb_results_read_stream(stdin, "<stdin>", rows, n, err, errlen);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = tb_results_read_stream(f, path, rows, n, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *n,
+                           char *err, size_t errlen)
+{
+    struct reader r = {.name = name, .err = err, .errlen = errlen, .rows = rows, .n = n};
     struct csv_parser p;
     char *line = NULL;
     size_t size = 0;
     ssize_t len;
 
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
     csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
     while (!r.failed && (len = getline(&line, &size, f)) >= 0) {
         r.line++;
@@ -196,8 +204,6 @@ int tb_results_read(const char *path, tb_result **rows, size_t *n, char *err, si
     free(r.cells);
     csv_free(&p);
     free(line);
-    if (!is_stdin)
-        fclose(f);
     return r.failed ? -1 : 0;
 }
 

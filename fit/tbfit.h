@@ -403,6 +403,10 @@ int tb_results_read(const char *path, tb_result **rows, size_t *n,
                     char *err, size_t errlen);
 void tb_results_free(tb_result *rows, size_t n);
 
+/* As tb_results_read(), from an open stream; NAME is used in messages. */
+int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *n,
+                           char *err, size_t errlen);
+
 /* Whether the first line of the file at PATH is a tb-fit CSV header. */
 int tb_results_is_results_file(const char *path);
 

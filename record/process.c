@@ -12,11 +12,64 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "process.h"
+
+/* A guardian: a small process that waits on a pipe from us and, should we
+ * die without closing the group ourselves (SIGKILL, a crash), kills the
+ * whole process group GROUP, grandchildren included.  A byte from us
+ * first means all is done: it exits without killing. */
+static void start_guardian(struct process *p)
+{
+    int fds[2];
+    p->guard = 0;
+    p->guard_fd = -1;
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return;
+    pid_t g = fork();
+    if (g < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (g == 0) {
+        char c;
+        ssize_t n;
+        close(fds[1]);
+        /* Ctrl-C reaches tb-record, which stops the group itself. */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR)
+            ;
+        if (n == 0)
+            kill(-p->pgid, SIGKILL);
+        _exit(0);
+    }
+    close(fds[0]);
+    p->guard = g;
+    p->guard_fd = fds[1];
+}
+
+static void stop_guardian(struct process *p)
+{
+    if (p->guard_fd < 0)
+        return;
+    if (write(p->guard_fd, "x", 1) < 0) {
+        /* it is gone already */
+    }
+    close(p->guard_fd);
+    waitpid(p->guard, NULL, 0);
+    p->guard_fd = -1;
+    p->guard = 0;
+}
 
 int process_start(struct process *p, char *const *argv, char *err, size_t errlen)
 {
@@ -24,6 +77,7 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
 
     memset(p, 0, sizeof *p);
     p->out_fd = -1;
+    p->guard_fd = -1;
     if (pipe2(out, O_CLOEXEC) < 0)
         goto pipe_failed;
     if (pipe2(report, O_CLOEXEC) < 0) {
@@ -47,7 +101,13 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
+        signal(SIGXFSZ, SIG_DFL);
         setpgid(0, 0);
+        /* Should tb-record be killed outright (SIGKILL, a crash), take the
+         * benchmark with it rather than leave it heating the board. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1)
+            _exit(127);   /* the parent died before the line above */
         dup2(out[1], STDOUT_FILENO);
         execvp(argv[0], argv);
         /* Tell the parent why, through the pipe exec would have closed. */
@@ -74,6 +134,7 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
     fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
     p->pid = p->pgid = pid;
     p->out_fd = out[0];
+    start_guardian(p);
     return 0;
 
 pipe_failed:
@@ -139,8 +200,10 @@ void process_stop(struct process *p, int grace_ms)
 {
     pid_t group = p->pgid;
 
-    if (group <= 0)
+    if (group <= 0) {
+        stop_guardian(p);
         return;
+    }
     if (p->pid > 0) {
         kill(-group, SIGTERM);
         for (int waited = 0; waited < grace_ms && !process_reap(p); waited += 10)
@@ -155,6 +218,7 @@ void process_stop(struct process *p, int grace_ms)
         close(p->out_fd);
         p->out_fd = -1;
     }
+    stop_guardian(p);
 }
 
 int process_run(const char *cmd, void (*line)(void *ctx, char *s), void *ctx)
@@ -170,5 +234,6 @@ int process_run(const char *cmd, void (*line)(void *ctx, char *s), void *ctx)
     }
     waitpid(p.pid, &p.status, 0);
     kill(-p.pgid, SIGKILL);   /* anything it left running */
+    stop_guardian(&p);
     return p.status;
 }

@@ -13,6 +13,8 @@
 struct process {
     pid_t pid;          /* 0 once reaped */
     pid_t pgid;         /* its process group, until stopped */
+    pid_t guard;        /* the guardian of the group, or 0 */
+    int guard_fd;       /* our end of its pipe, or -1 */
     int out_fd;         /* its standard output; -1 after end of file */
     int status;         /* wait status once reaped */
     char buf[4096];     /* a line not yet complete */
@@ -35,7 +37,8 @@ int process_read(struct process *p, void (*line)(void *ctx, char *s), void *ctx)
 int process_reap(struct process *p);
 
 /* Stop the process and its children: SIGTERM, then SIGKILL after
- * GRACE_MS, and SIGKILL to what it left in its group.  Reaps it. */
+ * GRACE_MS, and SIGKILL to what it left in its group.  Reaps it, and
+ * releases its guardian. */
 void process_stop(struct process *p, int grace_ms);
 
 /* Run "/bin/sh -c CMD" to its end, feeding its output lines to LINE;

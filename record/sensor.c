@@ -394,7 +394,9 @@ static int sensor_init(struct sensor *sn, const struct record_settings *s,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if ((sn->fd = open(sn->path, O_RDONLY | O_CLOEXEC)) < 0) {
+    /* O_NONBLOCK: a FIFO or device given as a sensor must not hang us;
+     * sysfs and procfs files ignore it. */
+    if ((sn->fd = open(sn->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
         snprintf(err, errlen, "sensor %s: cannot open: %s", sn->path, strerror(errno));
         return -1;
     }

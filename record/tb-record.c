@@ -284,6 +284,7 @@ static void install_signals(sigset_t *unblocked)
     sa.sa_handler = on_child;
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);   /* a closed output becomes a write error */
+    signal(SIGXFSZ, SIG_IGN);   /* so does a file size limit (EFBIG) */
 
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -622,6 +623,7 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
         r->helpers[h].spec = &s->execs[h];
         r->helpers[h].first_col = r->ncols;
         r->helpers[h].proc.out_fd = -1;
+        r->helpers[h].proc.guard_fd = -1;
         r->nhelpers++;
         for (size_t k = 0; k < s->execs[h].ncols; k++)
             if (add_header(r, NULL, s->execs[h].cols[k].name) < 0)
