@@ -414,6 +414,66 @@ static void test_group_stats(void)
        tb_natural_compare("6.1-rc2", "6.1") > 0, "v2 < v10, equal, a suffix after");
 }
 
+/* Every number of FIT is finite, or a flag says why not. */
+static int finite_or_flagged(const tb_fit *f)
+{
+    int finite = isfinite(f->rss) && isfinite(f->series[0].t_inf.value);
+    for (int j = 0; j < f->order; j++)
+        finite = finite && isfinite(f->tau[j].value) && isfinite(f->series[0].k[j].value) &&
+                 isfinite(f->tau[j].lo) && isfinite(f->tau[j].hi);
+    finite = finite && isfinite(f->series[0].t_inf.lo) && isfinite(f->series[0].t_inf.hi);
+    return finite || f->flags != 0;
+}
+
+static void robust_case(const char *what, double *t, double *y, size_t n, int order)
+{
+    tb_series s = {t, y, n};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    opt.order = order;
+    int rc = tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err);
+    ok(rc == 0 && finite_or_flagged(&f), "%s: fitted, numbers finite or flagged (%#x)", what,
+       rc == 0 ? f.flags : 0u);
+    if (rc == 0)
+        tb_fit_clear(&f);
+}
+
+static void test_numeric_robustness(void)
+{
+    size_t n = 1200;
+    double *t = malloc(1000000 * sizeof *t), *y = malloc(1000000 * sizeof *y);
+    struct truth tr = {50, 2, {-6, -6}, {50, 400}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+
+    make_curve(&tr, n, 1, 0.05, 0, 0, rng, t, y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = y[i] * 1e5 + 1e9;   /* huge: around 10⁹ */
+    robust_case("values around 1e9", t, y, n, 2);
+    make_curve(&tr, n, 1, 0.05, 0, 0, rng, t, y);
+    for (size_t i = 0; i < n; i++)
+        y[i] *= 1e-9;              /* tiny */
+    robust_case("values around 5e-8", t, y, n, 2);
+    make_curve(&tr, n, 1, 0.05, 0, 0, rng, t, y);
+    for (size_t i = 0; i < n; i++)
+        t[i] *= 1e-6;              /* a run of microseconds */
+    robust_case("a run of 1.2 ms", t, y, n, 2);
+    make_curve(&tr, n, 1, 0.05, 0, 0, rng, t, y);
+    y[600] += 50;                  /* one spike */
+    robust_case("a single spike of 50 °C", t, y, n, 2);
+    make_curve(&tr, n, 1, 0.05, 0, 0, rng, t, y);
+    t[5] = t[4];                   /* two identical time stamps */
+    robust_case("two identical time stamps", t, y, n, 2);
+    make_curve(&tr, n, 1, 0, 0, 0, rng, t, y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = 50 + (i % 2) * 1e-12;   /* all but constant */
+    robust_case("a series that only flickers by 1e-12", t, y, n, 3);
+    make_curve(&tr, 1000000, 0.01, 0.05, 0, 0.1, rng, t, y);
+    robust_case("a million points", t, y, 1000000, 2);
+    free(t);
+    free(y);
+    gsl_rng_free(rng);
+}
+
 static void test_networks(void)
 {
     double r[] = {2, 3}, c[] = {20, 100};
@@ -462,5 +522,6 @@ int main(void)
     test_real_runs();
     test_group_stats();
     test_networks();
+    test_numeric_robustness();
     return tap_done();
 }
