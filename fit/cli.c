@@ -137,3 +137,16 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
     }
     return 1;
 }
+
+int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen)
+{
+    if (m->from >= m->to)
+        snprintf(err, errlen, "--from must be before --to");
+    else if (m->fit.tau_min > 0 && m->fit.tau_max > 0 && m->fit.tau_min >= m->fit.tau_max)
+        snprintf(err, errlen, "--tau-min must be below --tau-max");
+    else if (m->nlabels > 0 && !m->auto_order && m->nlabels != m->fit.order)
+        snprintf(err, errlen, "--labels names %s terms, not as many as --order", m->nlabels == 1 ? "1" : "several");
+    else
+        return 0;
+    return -1;
+}

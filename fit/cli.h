@@ -42,6 +42,11 @@ struct option *tb_cli_options(const struct option *own);
 int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
                     char *err, size_t errlen);
 
+/* The model options' checks against each other (--from before --to,
+ * --tau-min below --tau-max, as many --labels as --order): 0, or -1 with
+ * a message in ERR.  Every tool with model options calls it. */
+int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen);
+
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 

@@ -271,8 +271,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
     }
     if (optind >= argc)
         return usage_error("%s", "no input given");
-    if (s->m.from >= s->m.to)
-        return usage_error("%s", "--from must be before --to");
+    if (tb_model_check(&s->m, err, sizeof err) < 0)
+        return usage_error("%s", err);
     if (strncmp(s->group_by, "re:", 3) == 0) {
         int rc2 = regcomp(&s->re, s->group_by + 3, REG_EXTENDED);
         if (rc2 != 0) {

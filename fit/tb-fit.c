@@ -221,14 +221,10 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
     }
     if (optind >= argc)
         return usage_error("%s", "no run given");
-    if (s->m.from >= s->m.to)
-        return usage_error("%s", "--from must be before --to");
-    if (s->m.fit.tau_min > 0 && s->m.fit.tau_max > 0 && s->m.fit.tau_min >= s->m.fit.tau_max)
-        return usage_error("%s", "--tau-min must be below --tau-max");
+    if (tb_model_check(&s->m, err, sizeof err) < 0)
+        return usage_error("%s", err);
     if (s->run_length && (s->shared_tau || s->m.auto_order))
         return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
-    if (s->m.nlabels > 0 && !s->m.auto_order && s->m.nlabels != s->m.fit.order)
-        return usage_error("--labels names %s terms, not as many as --order", s->m.nlabels == 1 ? "1" : "several");
     return -1;
 }
 

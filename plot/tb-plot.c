@@ -188,8 +188,8 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
     }
     if (!s->fig.path)
         return usage_error("%s", "no figure to write: give -o FILE (.png, .svg or .pdf)");
-    if (s->m.from >= s->m.to)
-        return usage_error("%s", "--from must be before --to");
+    if (tb_model_check(&s->m, err, sizeof err) < 0)
+        return usage_error("%s", err);
     return -1;
 }
 
