@@ -35,6 +35,18 @@ alive() {
     return 1
 }
 
+# started FILE: wait (up to 60 s) for FILE's header row.  tb-record writes
+# it once its signal handlers are in place, so a signal sent after this
+# meets them -- also when the recorder starts slowly (under valgrind).
+started() {
+    started_n=0
+    until grep -qv '^#' "$1" 2>/dev/null; do
+        [ $started_n -lt 1200 ] || return 1
+        sleep 0.05
+        started_n=$((started_n + 1))
+    done
+}
+
 # A number of this run, to tell its processes from any other's.
 u=$$
 
