@@ -56,6 +56,17 @@ int tb_cli_number(const char *s, double *x)
     return tb_number_parse(s, strlen(s), x) == TB_NUMBER_OK ? 0 : -1;
 }
 
+int tb_cli_jobs(const char *arg, int *jobs, char *err, size_t errlen)
+{
+    double x;
+    if (tb_cli_number(arg, &x) < 0 || x != floor(x) || x < 1 || x > TB_CLI_MAX_JOBS) {
+        snprintf(err, errlen, "--jobs wants a number from 1 to %d, not '%s'", TB_CLI_MAX_JOBS, arg);
+        return -1;
+    }
+    *jobs = (int)x;
+    return 0;
+}
+
 int tb_cli_usage_error(const char *prog, const char *fmt, ...)
 {
     va_list ap;

@@ -50,6 +50,11 @@ int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen);
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 
+/* --jobs: a whole number of threads from 1 to TB_CLI_MAX_JOBS; 0, or -1
+ * with a message in ERR. */
+#define TB_CLI_MAX_JOBS 1024
+int tb_cli_jobs(const char *arg, int *jobs, char *err, size_t errlen);
+
 /* "PROG: message" and a hint to --help on standard error; returns 2, the
  * usage-error status of every host tool. */
 int tb_cli_usage_error(const char *prog, const char *fmt, ...)

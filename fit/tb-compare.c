@@ -180,7 +180,6 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
 {
     char err[TB_ERRMAX];
     int c, rc;
-    double x;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":g:b:n:c:j:f:hV", options, NULL)) != -1) {
@@ -239,10 +238,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         case OPT_CACHE: s->cache = optarg; break;
         case OPT_PLOT: s->plot = optarg; break;
         case 'j':
-            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024) {
-                return usage_error("--jobs wants a number from 1 to 1024, not '%s'", optarg);
-            }
-            s->jobs = (int)x;
+            if (tb_cli_jobs(optarg, &s->jobs, err, sizeof err) < 0)
+                return usage_error("%s", err);
             break;
         case 'f':
             if (strcmp(optarg, "text") == 0)

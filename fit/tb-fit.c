@@ -203,9 +203,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                 return usage_error("--format wants text, csv or json, not '%s'", optarg);
             break;
         case 'j':
-            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024)
-                return usage_error("--jobs wants a number from 1 to 1024, not '%s'", optarg);
-            s->jobs = (int)x;
+            if (tb_cli_jobs(optarg, &s->jobs, err, sizeof err) < 0)
+                return usage_error("%s", err);
             break;
         case 'h':
             fputs(usage_text, stdout);
