@@ -14,7 +14,6 @@
 #include <stdarg.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "fit_job.h"
 #include "report.h"
 #include "tbfit.h"
+#include "work_pool.h"
 
 enum exit_status { EXIT_OK = 0, EXIT_FIT = 1, EXIT_INPUT = 2 };
 
@@ -53,7 +53,6 @@ struct job {
     char *msg;              /* its messages for stderr */
     size_t msglen;
     int status;
-    int done;
     int items;
 };
 
@@ -371,29 +370,15 @@ done:
 
 /* --- workers ---------------------------------------------------------------- */
 
-struct pool {
+struct work {
     const struct settings *s;
     struct job *jobs;
-    size_t njobs, next;
-    pthread_mutex_t lock;
-    pthread_cond_t done;
 };
 
-static void *worker(void *arg)
+static void work_on_job(void *ctx, size_t i)
 {
-    struct pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t i = p->next < p->njobs ? p->next++ : p->njobs;
-        pthread_mutex_unlock(&p->lock);
-        if (i == p->njobs)
-            return NULL;
-        run_job(p->s, &p->jobs[i]);
-        pthread_mutex_lock(&p->lock);
-        p->jobs[i].done = 1;
-        pthread_cond_broadcast(&p->done);
-        pthread_mutex_unlock(&p->lock);
-    }
+    struct work *w = ctx;
+    run_job(w->s, &w->jobs[i]);
 }
 
 int main(int argc, char **argv)
@@ -443,25 +428,19 @@ int main(int argc, char **argv)
         fputs("[\n", stdout);
     }
 
-    struct pool pool = {.s = &s, .jobs = jobs, .njobs = njobs};
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_cond_init(&pool.done, NULL);
-    size_t nthreads = (size_t)s.jobs < njobs ? (size_t)s.jobs : njobs;
-    pthread_t *threads = calloc(nthreads, sizeof *threads);
-    size_t started = 0;
-    for (size_t t = 0; threads && t < nthreads; t++)
-        if (pthread_create(&threads[t], NULL, worker, &pool) == 0)
-            started++;
-    if (started == 0)
-        worker(&pool);   /* no thread could start: do the work here */
+    struct work work = {.s = &s, .jobs = jobs};
+    struct tb_work_pool pool;
+    if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
+        fputs("tb-fit: out of memory\n", stderr);
+        free(jobs);
+        tb_paths_free(&paths);
+        return EXIT_INPUT;
+    }
 
     /* Print each job's report as soon as it and all before it are done. */
     int any_item = 0;
     for (size_t i = 0; i < njobs; i++) {
-        pthread_mutex_lock(&pool.lock);
-        while (!jobs[i].done)
-            pthread_cond_wait(&pool.done, &pool.lock);
-        pthread_mutex_unlock(&pool.lock);
+        tb_work_pool_wait(&pool, i);
         if (jobs[i].outlen > 0) {
             /* JSON objects after the first need a comma, which only the
              * printing order knows. */
@@ -480,12 +459,10 @@ int main(int argc, char **argv)
         free(jobs[i].out);
         free(jobs[i].msg);
     }
-    for (size_t t = 0; t < started; t++)
-        pthread_join(threads[t], NULL);
+    tb_work_pool_finish(&pool);
     if (s.format == TB_FORMAT_JSON)
         fputs(any_item ? "\n]\n" : "]\n", stdout);
 
-    free(threads);
     free(jobs);
     tb_paths_free(&paths);
     free(s.columns);

@@ -1,0 +1,125 @@
+/*
+ * compare.h -- the parts of tb-compare: its inputs (runs fitted, or
+ * tb-fit's result files, each put in its group), the table of groups it
+ * tests against the baseline, and the reports of that table.
+ * tb-compare.c holds the command line and drives them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_COMPARE_H
+#define TB_COMPARE_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "tbfit.h"
+
+enum compare_exit { COMPARE_SAME = 0, COMPARE_REGRESSION = 1, COMPARE_INPUT = 2 };
+enum compare_format { COMPARE_TEXT, COMPARE_CSV, COMPARE_JSON, COMPARE_MARKDOWN };
+
+struct compare_settings {
+    struct tb_model_settings m;
+    const char **columns;
+    size_t ncolumns;
+    const char **work;
+    size_t nwork;
+    int shared_tau;
+    const char *group_by;          /* "dir", "meta:KEY" or "re:REGEX" */
+    regex_t re;                    /* compiled re:REGEX */
+    int re_compiled;
+    char *group_order_buf;
+    const char **group_order;
+    size_t ngroup_order;
+    const char *baseline;
+    double threshold, tau_threshold, ops_threshold;
+    enum compare_format format;
+    int strict;
+    const char *cache;             /* --cache DIR */
+    int jobs;
+    const char *plot;              /* --plot FILE */
+    const char *argv0;             /* to find tb-plot beside us */
+};
+
+/* --- inputs (compare_inputs.c) --- */
+
+/* A fitted column with the group of its run. */
+struct compare_row {
+    tb_result r;
+    char *group;
+};
+
+/* What one input gave: rows, and the fits that failed. */
+struct compare_input {
+    const char *path;
+    struct compare_row *rows;
+    size_t nrows;
+    char *msg;          /* its messages, printed in input order */
+    size_t msglen;
+    int status;         /* COMPARE_SAME or COMPARE_INPUT */
+    size_t failed;      /* fits that failed: the run is left out */
+};
+
+/* Read or fit each of the N inputs, S->jobs at a time.  0, or -1 when
+ * memory runs out before any is. */
+int compare_read_inputs(const struct compare_settings *s, struct compare_input *in, size_t n);
+
+/* Free a row's result and group. */
+void compare_row_clear(struct compare_row *row);
+
+/* --- the table (compare_table.c) --- */
+
+enum compare_metric { M_TINF, M_TAU1, M_OPS = M_TAU1 + TB_FIT_MAX_ORDER, M_COUNT };
+
+const char *compare_metric_name(int m, char *buf, size_t size);
+
+struct compare_cell {     /* one metric of one group of one column */
+    size_t n;
+    double mean, half, sd;   /* half: of the mean's confidence interval */
+    double *x;
+};
+
+struct compare_test {     /* one group against the baseline, one metric */
+    size_t column, group;
+    int metric;
+    tb_welch_result w;
+    double p_adj;            /* Holm-corrected over every test */
+    const char *verdict;     /* "regression", "improvement", "changed", "" */
+    int regression;
+};
+
+struct compare_table {
+    char **columns;
+    size_t ncolumns;
+    char **groups;           /* in order: --group-order, then natural */
+    size_t ngroups;
+    size_t baseline;
+    struct compare_cell *cells;   /* [column][group][metric] */
+    struct compare_test *tests;
+    size_t ntests;
+};
+
+/* Columns and groups in order, each metric's values, the tests against
+ * the baseline and Holm's correction over all of them.  0, or -1 with a
+ * message in ERR; compare_table_free() T either way. */
+int compare_table_build(const struct compare_settings *s, const struct compare_row *rows,
+                        size_t n, struct compare_table *t, char *err, size_t errlen);
+void compare_table_free(struct compare_table *t);
+
+struct compare_cell *compare_cell(const struct compare_table *t, size_t c, size_t g, int m);
+
+/* Whether any test is a regression. */
+int compare_regressed(const struct compare_table *t);
+
+/* --- reports (compare_report.c) --- */
+
+/* The table on standard output in S->format; NFAILED fits were left out. */
+void compare_report(const struct compare_settings *s, const struct compare_table *t,
+                    size_t nfailed);
+
+/* --plot: the first column's groups drawn by tb-plot compare.
+ * COMPARE_SAME, or COMPARE_INPUT with a message on standard error. */
+int compare_plot(const struct compare_settings *s, const struct compare_row *rows, size_t n,
+                 const struct compare_table *t);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * compare_inputs.c -- tb-compare's inputs to rows: each run fitted as
+ * tb-fit would (or its fit taken from the cache), or a tb-fit result file
+ * read, and every fitted column filed under its run's group.  Inputs are
+ * worked on by -j threads; each keeps its messages for the input order.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <libgen.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "fit_job.h"
+#include "report.h"
+#include "work_pool.h"
+
+/* The group of the run at FILE (RUN when it is read already). */
+static char *group_of(const struct compare_settings *s, const char *file, const tb_run *run,
+                      char *err, size_t errlen)
+{
+    if (strcmp(s->group_by, "dir") == 0) {
+        char *copy = strdup(file);
+        char *g = copy ? strdup(basename(dirname(copy))) : NULL;
+        free(copy);
+        return g;
+    }
+    if (strncmp(s->group_by, "re:", 3) == 0) {
+        regmatch_t m[2];
+        if (regexec(&s->re, file, 2, m, 0) == 0 && m[1].rm_so >= 0)
+            return strndup(file + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+        snprintf(err, errlen, "%s: the path does not match --group-by %s", file, s->group_by);
+        return NULL;
+    }
+    const char *key = s->group_by + 5;
+    tb_run *own = NULL;
+    if (!run) {
+        if (!(own = tb_run_read(file, NULL, err, errlen)))
+            return NULL;   /* the reader's message says which file and why */
+        run = own;
+    }
+    const char *v = tb_run_meta(run, key);
+    char *g = v ? strdup(v) : NULL;
+    if (!v)
+        snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
+    tb_run_free(own);
+    return g;
+}
+
+/* FNV-1a of the run's bytes and of the options that change its fit. */
+static int cache_key(const struct compare_settings *s, const char *path, char *key, size_t size)
+{
+    uint64_t h = 14695981039346656037ULL;
+    unsigned char buf[65536];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ULL;
+    fclose(f);
+    char opts[4096];
+    int len = snprintf(opts, sizeof opts, "v1|%d|%d|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%lu",
+                       s->m.auto_order ? 0 : s->m.fit.order, s->m.auto_order,
+                       s->m.ambient ? s->m.ambient : "", s->m.from, s->m.to, s->m.fit.tau_min,
+                       s->m.fit.tau_max, s->m.fit.level, s->shared_tau, s->m.fit.bootstrap,
+                       s->m.fit.seed);
+    for (size_t k = 0; k < s->ncolumns && len > 0 && (size_t)len < sizeof opts; k++)
+        len += snprintf(opts + len, sizeof opts - (size_t)len, "|c=%s", s->columns[k]);
+    for (size_t k = 0; k < s->nwork && len > 0 && (size_t)len < sizeof opts; k++)
+        len += snprintf(opts + len, sizeof opts - (size_t)len, "|w=%s", s->work[k]);
+    for (const char *p = opts; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(key, size, "%s/%016llx.csv", s->cache, (unsigned long long)h);
+    return 0;
+}
+
+static void result_clear(tb_result *r)
+{
+    free(r->file);
+    free(r->column);
+    free(r->flags);
+}
+
+static int add_row(struct compare_input *in, const tb_result *r, char *group)
+{
+    struct compare_row *nr = realloc(in->rows, (in->nrows + 1) * sizeof *nr);
+    if (!nr)
+        return -1;
+    in->rows = nr;
+    nr[in->nrows++] = (struct compare_row){*r, group};
+    return 0;
+}
+
+/* A fit as a result row, as tb-fit --format csv would give it. */
+static int fit_to_result(const struct tb_prepared *p, const tb_fit *fit, size_t series,
+                         tb_result *r)
+{
+    char flags[256];
+    const tb_fit_series *fs = &fit->series[series];
+    memset(r, 0, sizeof *r);
+    r->file = strdup(p->file);
+    r->column = strdup(tb_run_column(p->run, p->column)->name);
+    r->flags = strdup(tb_report_flags(fit->flags, flags, sizeof flags));
+    r->order = fit->order;
+    r->points = fs->n;
+    r->t_inf = fs->t_inf;
+    for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
+        r->tau[j] = j < fit->order ? fit->tau[j] : (tb_estimate){NAN, NAN, NAN};
+    r->rmse = fit->rmse;
+    r->ops_per_s = p->ops;
+    return r->file && r->column && r->flags ? 0 : -1;
+}
+
+static void say(struct compare_input *in, FILE *msg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void say(struct compare_input *in, FILE *msg, const char *fmt, ...)
+{
+    char line[2 * TB_ERRMAX];
+    va_list ap;
+    (void)in;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    tb_say(msg, "tb-compare", "%s", line);
+}
+
+/* Fit the run at IN->path (or take its fit from the cache). */
+static void fit_run(const struct compare_settings *s, struct compare_input *in, FILE *msg)
+{
+    struct tb_job_request req = {
+        .prog = "tb-compare", .m = &s->m, .columns = s->columns, .ncolumns = s->ncolumns,
+        .work = s->work, .nwork = s->nwork,
+    };
+    char key[4096], err[TB_ERRMAX];
+    int cached = s->cache && cache_key(s, in->path, key, sizeof key) == 0;
+
+    if (cached && access(key, R_OK) == 0) {
+        tb_result *rows = NULL;
+        size_t n = 0;
+        if (tb_results_read(key, &rows, &n, err, sizeof err) == 0) {
+            char *group = group_of(s, in->path, NULL, err, sizeof err);
+            for (size_t i = 0; i < n; i++) {
+                char *g = group ? strdup(group) : NULL;
+                free(rows[i].file);
+                rows[i].file = strdup(in->path);
+                if (!g || add_row(in, &rows[i], g) < 0) {
+                    free(g);
+                    say(in, msg, "%s", group ? "out of memory" : err);
+                    in->status = COMPARE_INPUT;
+                    for (size_t k = i; k < n; k++)
+                        result_clear(&rows[k]);
+                    free(rows);
+                    free(group);
+                    return;
+                }
+            }
+            free(rows);
+            free(group);
+            return;
+        }
+        say(in, msg, "warning: cache %s: %s: fitting again", key, err);
+        tb_results_free(rows, n);
+    }
+
+    struct tb_job_data d;
+    /* A run that cannot be read or lacks a column is left out, and said so,
+     * like one that cannot be fitted: the others are still compared. */
+    if (tb_job_prepare(&req, &in->path, 1, msg, &d) != TB_EXIT_OK || d.n == 0) {
+        say(in, msg, "excluded: %s", in->path);
+        in->failed++;
+        if (d.n == 0) {
+            tb_job_free(&d);
+            return;
+        }
+    }
+    char *group = group_of(s, in->path, d.runs[0], err, sizeof err);
+    if (!group) {
+        say(in, msg, "%s", err);
+        in->status = COMPARE_INPUT;
+        tb_job_free(&d);
+        return;
+    }
+    FILE *cache = NULL;
+    char tmp[4200];
+    if (cached) {
+        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", key, (long)getpid());
+        if ((cache = fopen(tmp, "w")))
+            tb_report_csv_header(cache, TB_FIT_MAX_ORDER);
+    }
+    size_t groups = s->shared_tau ? 1 : d.n;
+    for (size_t gi = 0; gi < groups; gi++) {
+        tb_fit fit;
+        const struct tb_prepared *p = s->shared_tau ? d.p : &d.p[gi];
+        size_t np = s->shared_tau ? d.n : 1;
+        if (tb_job_fit(&req, p, np, &fit, err, sizeof err) < 0) {
+            say(in, msg, "excluded: %s: %s: %s", in->path,
+                s->shared_tau ? "shared-τ fit" : tb_run_column(p->run, p->column)->name, err);
+            in->failed++;
+            if (cache) {   /* a failed fit is not cached: it is tried again */
+                fclose(cache);
+                remove(tmp);
+                cache = NULL;
+            }
+            continue;
+        }
+        for (size_t k = 0; k < np; k++) {
+            tb_result r;
+            char *g = strdup(group);
+            if (!g || fit_to_result(&p[k], &fit, k, &r) < 0 || add_row(in, &r, g) < 0) {
+                free(g);
+                say(in, msg, "out of memory");
+                in->status = COMPARE_INPUT;
+                continue;
+            }
+            if (cache) {
+                tb_fit_report rep = {
+                    .file = p[k].file, .column = r.column, .fit = &fit, .series = k,
+                    .settle = NAN, .tolerance = 0.5, .ops_per_s = p[k].ops,
+                    .throttled_since = NAN, .level = s->m.fit.level, .ci_method = "covariance",
+                };
+                tb_report_fit(cache, TB_FORMAT_CSV, &rep, TB_FIT_MAX_ORDER, 0);
+            }
+        }
+        tb_fit_clear(&fit);
+    }
+    if (cache) {
+        if (fclose(cache) == 0)
+            rename(tmp, key);   /* whole or not at all: no half-written entry */
+        else
+            remove(tmp);
+    }
+    free(group);
+    tb_job_free(&d);
+}
+
+static void read_input(const struct compare_settings *s, struct compare_input *in)
+{
+    FILE *msg = open_memstream(&in->msg, &in->msglen);
+    char err[TB_ERRMAX];
+
+    if (!msg) {
+        in->status = COMPARE_INPUT;
+        return;
+    }
+    if (strcmp(in->path, "-") != 0 && tb_results_is_results_file(in->path)) {
+        tb_result *rows = NULL;
+        size_t n = 0;
+        if (tb_results_read(in->path, &rows, &n, err, sizeof err) < 0) {
+            say(in, msg, "%s", err);
+            in->status = COMPARE_INPUT;
+        }
+        for (size_t i = 0; i < n; i++) {
+            char *g = group_of(s, rows[i].file, NULL, err, sizeof err);
+            if (!g || add_row(in, &rows[i], g) < 0) {
+                say(in, msg, "%s", g ? "out of memory" : err);
+                in->status = COMPARE_INPUT;
+                free(g);
+                result_clear(&rows[i]);
+            }
+        }
+        free(rows);
+    } else {
+        fit_run(s, in, msg);
+    }
+    fclose(msg);
+}
+
+struct work {
+    const struct compare_settings *s;
+    struct compare_input *in;
+};
+
+static void work_on_input(void *ctx, size_t i)
+{
+    struct work *w = ctx;
+    read_input(w->s, &w->in[i]);
+}
+
+int compare_read_inputs(const struct compare_settings *s, struct compare_input *in, size_t n)
+{
+    struct work w = {.s = s, .in = in};
+    struct tb_work_pool pool;
+    if (tb_work_pool_start(&pool, n, s->jobs, work_on_input, &w) < 0)
+        return -1;
+    tb_work_pool_finish(&pool);
+    return 0;
+}
+
+void compare_row_clear(struct compare_row *row)
+{
+    result_clear(&row->r);
+    free(row->group);
+}

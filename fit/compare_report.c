@@ -1,0 +1,316 @@
+/*
+ * compare_report.c -- tb-compare's table as text, CSV, JSON or markdown
+ * (for a CI job's summary), and --plot through tb-plot.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "output.h"
+
+static const char *unit_of(int m)
+{
+    return m == M_TINF ? "°C" : m == M_OPS ? "operations/s" : "s";
+}
+
+/* "[lo, hi]", or blanks of the same width for a group of one run. */
+static void print_interval(const struct compare_cell *c, int digits, int width)
+{
+    if (isfinite(c->half))
+        printf("[%*.*f, %*.*f]", width, digits, c->mean - c->half, width, digits, c->mean + c->half);
+    else
+        printf("%*s", 2 * width + 4, "");
+}
+
+static void print_text(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
+{
+    char buf[32];
+    size_t wg = strlen("group");
+    for (size_t g = 0; g < t->ngroups; g++)
+        if (tb_display_width(t->groups[g]) > wg)
+            wg = tb_display_width(t->groups[g]);
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        printf("%s%s: groups by %s, baseline %s\n", c ? "\n" : "", t->columns[c], s->group_by,
+               t->groups[t->baseline]);
+        printf("  ");
+        tb_print_left(stdout, "group", wg);
+        printf("  runs  %-24s %7s", "T∞ °C  (interval)", "sd");
+        for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
+            if (compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                printf("  τ%d s (interval)      ", j + 1);
+        if (compare_cell(t, c, t->baseline, M_OPS)->n)
+            printf("  operations/s");
+        putchar('\n');
+        for (size_t g = 0; g < t->ngroups; g++) {
+            struct compare_cell *ti = compare_cell(t, c, g, M_TINF);
+            printf("  ");
+            tb_print_left(stdout, t->groups[g], wg);
+            printf("  %4zu  %6.2f ", ti->n, ti->mean);
+            print_interval(ti, 2, 6);
+            printf(" %7.3f", ti->sd);
+            for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
+                if (!compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                    continue;
+                struct compare_cell *tc = compare_cell(t, c, g, M_TAU1 + j);
+                printf("  %6.1f ", tc->mean);
+                print_interval(tc, 1, 6);
+            }
+            struct compare_cell *oc = compare_cell(t, c, g, M_OPS);
+            if (compare_cell(t, c, t->baseline, M_OPS)->n)
+                printf("  %.6g", oc->mean);
+            putchar('\n');
+        }
+        printf("  versus %s (Welch's t-test, Holm-corrected p, α = %g):\n", t->groups[t->baseline],
+               1 - s->m.fit.level);
+        int any_here = 0;
+        for (size_t i = 0; i < t->ntests; i++)
+            any_here |= t->tests[i].column == c;
+        if (!any_here)
+            printf("    nothing to test: every group needs two runs or more\n");
+        for (size_t i = 0; i < t->ntests; i++) {
+            struct compare_test *k = &t->tests[i];
+            if (k->column != c)
+                continue;
+            printf("    ");
+            tb_print_left(stdout, t->groups[k->group], wg);
+            int dig = k->metric == M_TINF ? 2 : k->metric == M_OPS ? 4 : 1;
+            printf("  %-9s %+9.*f %s [%+.*f, %+.*f]  p %.2g%s%s\n",
+                   compare_metric_name(k->metric, buf, sizeof buf), dig, k->w.diff, unit_of(k->metric), dig,
+                   k->w.lo, dig, k->w.hi, k->p_adj, *k->verdict ? "  " : "",
+                   *k->verdict ? (k->regression ? (strcmp(k->verdict, "changed") ? "REGRESSION" : "CHANGED")
+                                                : "improvement")
+                               : "");
+        }
+    }
+    int any = compare_regressed(t);
+    printf("\n%s", any ? "regression found" : "no regression");
+    if (nfailed)
+        printf(" (%zu fit%s failed and excluded)", nfailed, nfailed == 1 ? "" : "s");
+    putchar('\n');
+}
+
+static void print_csv(const struct compare_table *t)
+{
+    char buf[32];
+    puts("column,group,metric,runs,mean,lo,hi,sd,baseline,diff,diff_lo,diff_hi,p,p_holm,verdict");
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        for (size_t g = 0; g < t->ngroups; g++) {
+            for (int m = 0; m < M_COUNT; m++) {
+                struct compare_cell *cl = compare_cell(t, c, g, m);
+                if (!cl->n)
+                    continue;
+                struct compare_test *k = NULL;
+                for (size_t i = 0; i < t->ntests; i++)
+                    if (t->tests[i].column == c && t->tests[i].group == g && t->tests[i].metric == m)
+                        k = &t->tests[i];
+                tb_csv_string(stdout, t->columns[c]);
+                putchar(',');
+                tb_csv_string(stdout, t->groups[g]);
+                printf(",%s,%zu,%.10g,%.10g,%.10g,", compare_metric_name(m, buf, sizeof buf), cl->n, cl->mean,
+                       cl->mean - cl->half, cl->mean + cl->half);
+                tb_csv_number(stdout, cl->sd);
+                putchar(',');
+                tb_csv_string(stdout, t->groups[t->baseline]);
+                if (k)
+                    printf(",%.10g,%.10g,%.10g,%.6g,%.6g,%s\n", k->w.diff, k->w.lo, k->w.hi, k->w.p,
+                           k->p_adj, k->verdict);
+                else
+                    printf(",,,,,,\n");
+            }
+        }
+    }
+}
+
+static void print_json(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
+{
+    char buf[32];
+    int any = compare_regressed(t);
+    printf("{\"group_by\": ");
+    tb_json_string(stdout, s->group_by);
+    printf(", \"baseline\": ");
+    tb_json_string(stdout, t->groups[t->baseline]);
+    printf(", \"level\": %g, \"correction\": \"holm\", \"regression\": %s, \"failed_fits\": %zu,\n",
+           s->m.fit.level, any ? "true" : "false", nfailed);
+    printf(" \"groups\": [");
+    for (size_t c = 0, first = 1; c < t->ncolumns; c++) {
+        for (size_t g = 0; g < t->ngroups; g++) {
+            for (int m = 0; m < M_COUNT; m++) {
+                struct compare_cell *cl = compare_cell(t, c, g, m);
+                if (!cl->n)
+                    continue;
+                printf("%s\n  {\"column\": ", first ? "" : ",");
+                first = 0;
+                tb_json_string(stdout, t->columns[c]);
+                printf(", \"group\": ");
+                tb_json_string(stdout, t->groups[g]);
+                printf(", \"metric\": \"%s\", \"runs\": %zu, \"mean\": ", compare_metric_name(m, buf, sizeof buf), cl->n);
+                tb_json_number(stdout, cl->mean);
+                printf(", \"lo\": ");
+                tb_json_number(stdout, cl->mean - cl->half);
+                printf(", \"hi\": ");
+                tb_json_number(stdout, cl->mean + cl->half);
+                printf(", \"sd\": ");
+                tb_json_number(stdout, cl->sd);
+                putchar('}');
+            }
+        }
+    }
+    printf("],\n \"comparisons\": [");
+    for (size_t i = 0; i < t->ntests; i++) {
+        struct compare_test *k = &t->tests[i];
+        printf("%s\n  {\"column\": ", i ? "," : "");
+        tb_json_string(stdout, t->columns[k->column]);
+        printf(", \"group\": ");
+        tb_json_string(stdout, t->groups[k->group]);
+        printf(", \"metric\": \"%s\", \"diff\": ", compare_metric_name(k->metric, buf, sizeof buf));
+        tb_json_number(stdout, k->w.diff);
+        printf(", \"lo\": ");
+        tb_json_number(stdout, k->w.lo);
+        printf(", \"hi\": ");
+        tb_json_number(stdout, k->w.hi);
+        printf(", \"p\": ");
+        tb_json_number(stdout, k->w.p);
+        printf(", \"p_holm\": ");
+        tb_json_number(stdout, k->p_adj);
+        printf(", \"verdict\": ");
+        tb_json_string(stdout, k->verdict);
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
+static void print_markdown(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
+{
+    char buf[32];
+    int any = compare_regressed(t);
+    printf("**tb-compare: %s** (groups by `%s`, baseline `%s`, Welch's t-test, Holm-corrected, "
+           "α = %g%s)\n\n", any ? "regression found" : "no regression", s->group_by,
+           t->groups[t->baseline], 1 - s->m.fit.level,
+           nfailed ? ", some fits failed and were excluded" : "");
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        printf("#### %s\n\n| group | runs | T∞ (°C) | sd |", t->columns[c]);
+        for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
+            if (compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                printf(" τ%d (s) |", j + 1);
+        printf("\n|---|---|---|---|");
+        for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
+            if (compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                printf("---|");
+        putchar('\n');
+        for (size_t g = 0; g < t->ngroups; g++) {
+            struct compare_cell *ti = compare_cell(t, c, g, M_TINF);
+            printf("| %s | %zu | %.2f ± %.2f | %.3f |", t->groups[g], ti->n, ti->mean, ti->half, ti->sd);
+            for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
+                if (!compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                    continue;
+                struct compare_cell *tc = compare_cell(t, c, g, M_TAU1 + j);
+                printf(" %.1f ± %.1f |", tc->mean, tc->half);
+            }
+            putchar('\n');
+        }
+        printf("\n| versus %s | metric | change | p (Holm) | verdict |\n|---|---|---|---|---|\n",
+               t->groups[t->baseline]);
+        for (size_t i = 0; i < t->ntests; i++) {
+            struct compare_test *k = &t->tests[i];
+            if (k->column != c)
+                continue;
+            printf("| %s | %s | %+.4g %s [%+.3g, %+.3g] | %.2g | %s |\n", t->groups[k->group],
+                   compare_metric_name(k->metric, buf, sizeof buf), k->w.diff, unit_of(k->metric), k->w.lo,
+                   k->w.hi, k->p_adj, *k->verdict ? k->verdict : "–");
+        }
+        putchar('\n');
+    }
+}
+
+/* The first column's rows as tb-fit results filed under their group, for
+ * tb-plot compare --group-by dir, which draws the figure: one plotting
+ * program, not a second one here. */
+int compare_plot(const struct compare_settings *s, const struct compare_row *rows, size_t n,
+                 const struct compare_table *t)
+{
+    char results[] = "/tmp/tb-compare-plot.XXXXXX";
+    int fd = mkstemp(results);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "tb-compare: --plot: a temporary file: %s\n", strerror(errno));
+        return COMPARE_INPUT;
+    }
+    fputs("file,column,T_inf,T_inf_lo,T_inf_hi,ops_per_s\n", f);
+    for (size_t g = 0; g < t->ngroups; g++) {
+        for (size_t i = 0; i < n; i++) {
+            const tb_result *r = &rows[i].r;
+            if (strcmp(rows[i].group, t->groups[g]) || strcmp(r->column, t->columns[0]))
+                continue;
+            char *copy = strdup(r->file), *key = NULL;
+            if (!copy || asprintf(&key, "%s/%s", t->groups[g], basename(copy)) < 0)
+                key = NULL;
+            tb_csv_string(f, key ? key : "?");
+            fputc(',', f);
+            tb_csv_string(f, r->column);
+            fprintf(f, ",%.17g,%.17g,%.17g,", r->t_inf.value, r->t_inf.lo, r->t_inf.hi);
+            tb_csv_number(f, r->ops_per_s);
+            fputc('\n', f);
+            free(key);
+            free(copy);
+        }
+    }
+    if (fclose(f) != 0) {
+        remove(results);
+        fprintf(stderr, "tb-compare: --plot: %s\n", strerror(errno));
+        return COMPARE_INPUT;
+    }
+    /* tb-plot beside us (installed), in the build tree (libtool runs us
+     * from fit/.libs), else on PATH */
+    char *self = strdup(s->argv0), *here = self ? dirname(self) : ".", *tool = NULL;
+    const char *candidates[] = {"%s/tb-plot", "%s/../plot/tb-plot", "%s/../../plot/tb-plot"};
+    for (size_t i = 0; i < 3 && !tool; i++) {
+        char *c = NULL;
+        if (asprintf(&c, candidates[i], here) >= 0 && access(c, X_OK) == 0)
+            tool = c;
+        else
+            free(c);
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
+             t->groups[t->baseline]);
+    char *const argv[] = {tool ? tool : "tb-plot", "compare", results, "--group-by", "dir",
+                          "--ops", "--title", title, "-o", (char *)s->plot, NULL};
+    int status = COMPARE_INPUT;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "tb-compare: --plot: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int ws;
+    if (pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+        status = COMPARE_SAME;
+    else
+        fprintf(stderr, "tb-compare: --plot %s: tb-plot failed\n", s->plot);
+    remove(results);
+    free(tool);
+    free(self);
+    return status;
+}
+
+void compare_report(const struct compare_settings *s, const struct compare_table *t,
+                    size_t nfailed)
+{
+    switch (s->format) {
+    case COMPARE_TEXT: print_text(s, t, nfailed); break;
+    case COMPARE_CSV: print_csv(t); break;
+    case COMPARE_JSON: print_json(s, t, nfailed); break;
+    case COMPARE_MARKDOWN: print_markdown(s, t, nfailed); break;
+    }
+}

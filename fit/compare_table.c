@@ -1,0 +1,185 @@
+/*
+ * compare_table.c -- tb-compare's statistics: the groups' values of each
+ * metric (T∞, each τ, operations per second) per column, their means with
+ * confidence intervals, Welch's t-test of every group against the baseline
+ * with Holm's correction over all tests, and the verdicts the thresholds
+ * give.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+const char *compare_metric_name(int m, char *buf, size_t size)
+{
+    if (m == M_TINF)
+        return "T_inf";
+    if (m == M_OPS)
+        return "ops_per_s";
+    snprintf(buf, size, "tau%d", m - M_TAU1 + 1);
+    return buf;
+}
+
+/* The value of metric M in a fit result. */
+static double metric_of(const tb_result *r, int m)
+{
+    if (m == M_TINF)
+        return r->t_inf.value;
+    if (m == M_OPS)
+        return r->ops_per_s;
+    return r->tau[m - M_TAU1].value;
+}
+
+struct compare_cell *compare_cell(const struct compare_table *t, size_t c, size_t g, int m)
+{
+    return &t->cells[(c * t->ngroups + g) * M_COUNT + (size_t)m];
+}
+
+static size_t index_of(char **v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0)
+            return i;
+    return n;
+}
+
+static int compare_groups(const void *a, const void *b)
+{
+    return tb_natural_compare(*(char *const *)a, *(char *const *)b);
+}
+
+int compare_table_build(const struct compare_settings *s, const struct compare_row *rows,
+                        size_t n, struct compare_table *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->columns = calloc(n, sizeof *t->columns);
+    t->groups = calloc(n, sizeof *t->groups);
+    if (!t->columns || !t->groups)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        if (index_of(t->columns, t->ncolumns, rows[i].r.column) == t->ncolumns)
+            t->columns[t->ncolumns++] = rows[i].r.column;
+        if (index_of(t->groups, t->ngroups, rows[i].group) == t->ngroups)
+            t->groups[t->ngroups++] = rows[i].group;
+    }
+    qsort(t->groups, t->ngroups, sizeof *t->groups, compare_groups);
+    /* --group-order first, the rest after in natural order */
+    for (size_t k = s->ngroup_order; k-- > 0;) {
+        size_t g = index_of(t->groups, t->ngroups, s->group_order[k]);
+        if (g == t->ngroups) {
+            snprintf(err, errlen, "--group-order: no group %s", s->group_order[k]);
+            return -1;
+        }
+        char *moved = t->groups[g];
+        memmove(t->groups + 1, t->groups, g * sizeof *t->groups);
+        t->groups[0] = moved;
+    }
+    t->baseline = s->baseline ? index_of(t->groups, t->ngroups, s->baseline) : 0;
+    if (t->baseline == t->ngroups) {
+        size_t used = (size_t)snprintf(err, errlen, "--baseline: no group %s; groups:", s->baseline);
+        for (size_t g = 0; g < t->ngroups && used < errlen; g++)
+            used += (size_t)snprintf(err + used, errlen - used, " %s", t->groups[g]);
+        return -1;
+    }
+    t->cells = calloc(t->ncolumns * t->ngroups * M_COUNT, sizeof *t->cells);
+    if (!t->cells)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
+        size_t g = index_of(t->groups, t->ngroups, rows[i].group);
+        for (int m = 0; m < M_COUNT; m++) {
+            double v = metric_of(&rows[i].r, m);
+            struct compare_cell *cl = compare_cell(t, c, g, m);
+            if (!isfinite(v))
+                continue;
+            if (!cl->x && !(cl->x = malloc(n * sizeof *cl->x)))
+                goto oom;
+            cl->x[cl->n++] = v;
+        }
+    }
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        for (size_t g = 0; g < t->ngroups; g++) {
+            for (int m = 0; m < M_COUNT; m++) {
+                struct compare_cell *cl = compare_cell(t, c, g, m);
+                cl->mean = tb_mean_ci(cl->x, cl->n, s->m.fit.level, &cl->half);
+                cl->sd = cl->n >= 2 ? gsl_stats_sd(cl->x, 1, cl->n) : NAN;
+            }
+        }
+    }
+    t->tests = calloc(t->ncolumns * t->ngroups * M_COUNT, sizeof *t->tests);
+    double *p = malloc(t->ncolumns * t->ngroups * M_COUNT * sizeof *p);
+    if (!t->tests || !p) {
+        free(p);
+        goto oom;
+    }
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        for (size_t g = 0; g < t->ngroups; g++) {
+            if (g == t->baseline)
+                continue;
+            for (int m = 0; m < M_COUNT; m++) {
+                struct compare_cell *a = compare_cell(t, c, t->baseline, m), *b = compare_cell(t, c, g, m);
+                struct compare_test *k = &t->tests[t->ntests];
+                if (tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0)
+                    continue;
+                k->column = c;
+                k->group = g;
+                k->metric = m;
+                p[t->ntests++] = k->w.p;
+            }
+        }
+    }
+    tb_holm_adjust(p, t->ntests, p);
+    double alpha = 1 - s->m.fit.level;
+    for (size_t i = 0; i < t->ntests; i++) {
+        struct compare_test *k = &t->tests[i];
+        double base = compare_cell(t, k->column, t->baseline, k->metric)->mean;
+        double rel = base != 0 ? k->w.diff / fabs(base) : NAN;
+        k->p_adj = p[i];
+        k->verdict = "";
+        if (!(k->p_adj < alpha))
+            continue;
+        if (k->metric == M_TINF) {
+            if (k->w.diff > s->threshold)
+                k->verdict = "regression", k->regression = 1;
+            else if (k->w.diff < -s->threshold)
+                k->verdict = "improvement";
+        } else if (k->metric == M_OPS) {
+            if (rel < -s->ops_threshold)
+                k->verdict = "regression", k->regression = 1;
+            else if (rel > s->ops_threshold)
+                k->verdict = "improvement";
+        } else if (fabs(rel) > s->tau_threshold) {
+            k->verdict = "changed", k->regression = 1;
+        }
+    }
+    free(p);
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+void compare_table_free(struct compare_table *t)
+{
+    for (size_t i = 0; t->cells && i < t->ncolumns * t->ngroups * M_COUNT; i++)
+        free(t->cells[i].x);
+    free(t->cells);
+    free(t->tests);
+    free(t->columns);
+    free(t->groups);
+}
+
+int compare_regressed(const struct compare_table *t)
+{
+    for (size_t i = 0; i < t->ntests; i++)
+        if (t->tests[i].regression)
+            return 1;
+    return 0;
+}

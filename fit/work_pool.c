@@ -1,0 +1,74 @@
+/*
+ * work_pool.c -- a fixed set of threads taking the next item off a
+ * counter: the items (whole runs) are few and long, so nothing finer is
+ * needed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "work_pool.h"
+
+static void *worker(void *arg)
+{
+    struct tb_work_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->lock);
+        if (i == p->n)
+            return NULL;
+        p->work(p->ctx, i);
+        pthread_mutex_lock(&p->lock);
+        p->done[i] = 1;
+        pthread_cond_broadcast(&p->changed);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+int tb_work_pool_start(struct tb_work_pool *p, size_t n, int jobs,
+                       void (*work)(void *ctx, size_t i), void *ctx)
+{
+    size_t want = jobs < 1 ? 1 : (size_t)jobs < n ? (size_t)jobs : n;
+    memset(p, 0, sizeof *p);
+    p->work = work;
+    p->ctx = ctx;
+    p->n = n;
+    p->done = calloc(n ? n : 1, 1);
+    p->threads = calloc(want ? want : 1, sizeof *p->threads);
+    if (!p->done || !p->threads) {
+        free(p->done);
+        free(p->threads);
+        return -1;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->changed, NULL);
+    for (size_t t = 0; t < want; t++)
+        if (pthread_create(&p->threads[p->nthreads], NULL, worker, p) == 0)
+            p->nthreads++;
+    if (p->nthreads == 0)
+        worker(p);
+    return 0;
+}
+
+void tb_work_pool_wait(struct tb_work_pool *p, size_t i)
+{
+    pthread_mutex_lock(&p->lock);
+    while (!p->done[i])
+        pthread_cond_wait(&p->changed, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void tb_work_pool_finish(struct tb_work_pool *p)
+{
+    for (size_t t = 0; t < p->nthreads; t++)
+        pthread_join(p->threads[t], NULL);
+    pthread_cond_destroy(&p->changed);
+    pthread_mutex_destroy(&p->lock);
+    free(p->threads);
+    free(p->done);
+    memset(p, 0, sizeof *p);
+}
