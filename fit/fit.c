@@ -34,6 +34,7 @@ const char *tb_fit_flag_name(unsigned flag)
     case TB_FIT_NO_CONVERGENCE: return "no_convergence";
     case TB_FIT_NO_CI: return "no_ci";
     case TB_FIT_THROTTLED: return "throttled";
+    case TB_FIT_K_SPANS_ZERO: return "k_spans_zero";
     default: return NULL;
     }
 }
@@ -205,6 +206,22 @@ static unsigned degeneracy_flags(const tb_fit *fit, const tb_series *s,
     return flags;
 }
 
+/* A term no series needs: its k could be 0 in all of them, so the fit
+ * has a term more than the data show (its τ is then anything). */
+static unsigned support_flags(const tb_fit *fit)
+{
+    for (int j = 0; j < fit->order; j++) {
+        int shown = 0;
+        for (size_t k = 0; k < fit->nseries && !shown; k++) {
+            const tb_estimate *e = &fit->series[k].k[j];
+            shown = !(e->lo <= 0 && e->hi >= 0);   /* NaN bounds: not judged */
+        }
+        if (!shown)
+            return TB_FIT_K_SPANS_ZERO;
+    }
+    return 0;
+}
+
 /* Fill FIT from the workspace solved at its optimum TAU. */
 static int fit_fill(tb_fit *fit, const struct vp *vp, const tb_series *s,
                     const double *tau)
@@ -277,6 +294,8 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
                                : covariance_intervals(vp, fit, opt.level);
     if (ci < 0 || fit->dof == 0)
         fit->flags |= TB_FIT_NO_CI;
+    else
+        fit->flags |= support_flags(fit);
     vp_free(vp);
     return 0;
 }

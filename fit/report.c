@@ -15,7 +15,7 @@ const char *tb_report_flags(unsigned flags, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (unsigned bit = 1; bit && bit <= TB_FIT_THROTTLED; bit <<= 1) {
+    for (unsigned bit = 1; bit && bit <= TB_FIT_FLAG_LAST; bit <<= 1) {
         if (!(flags & bit))
             continue;
         int n = snprintf(buf + used, size - used, "%s%s", used ? ";" : "",
@@ -148,7 +148,7 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     tb_json_string(f, isfinite(r->throttled_since) ? r->throttled_by : NULL);
     fputs(", \"flags\": [", f);
     int any = 0;
-    for (unsigned bit = 1; bit <= TB_FIT_THROTTLED; bit <<= 1) {
+    for (unsigned bit = 1; bit <= TB_FIT_FLAG_LAST; bit <<= 1) {
         if (fit->flags & bit) {
             fputs(any++ ? ", " : "", f);
             tb_json_string(f, tb_fit_flag_name(bit));
@@ -213,13 +213,14 @@ static void report_text(FILE *f, const tb_fit_report *r)
         fprintf(f, "  work rate %.6g operations/s\n", r->ops_per_s);
     if (fit->flags) {
         fputs("  FLAGGED:", f);
-        for (unsigned bit = 1; bit <= TB_FIT_THROTTLED; bit <<= 1)
+        for (unsigned bit = 1; bit <= TB_FIT_FLAG_LAST; bit <<= 1)
             if (fit->flags & bit)
                 fprintf(f, " %s", tb_fit_flag_name(bit));
         if (isfinite(r->throttled_since))
             fprintf(f, " (%s changed from %.0f s)", r->throttled_by, r->throttled_since);
         fputc('\n', f);
-        if (fit->flags & (TB_FIT_TAU_MERGED | TB_FIT_K_HUGE | TB_FIT_TAU_AT_BOUND))
+        if (fit->flags & (TB_FIT_TAU_MERGED | TB_FIT_K_HUGE | TB_FIT_TAU_AT_BOUND |
+                          TB_FIT_K_SPANS_ZERO))
             fputs("  the data do not resolve this many terms: try a lower --order, "
                   "--order auto, or a longer run\n", f);
     }
@@ -316,7 +317,11 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
     if (isfinite(rl->shortest))
         fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞ stays within ±%g °C "
                    "of the full run's\n", rl->shortest, rl->shortest / 60, tolerance);
+    else if (rl->full_flags & TB_FIT_DEGENERATE)
+        fprintf(f, "  shortest run: not found: the whole run's own fit is flagged (%s): "
+                   "try a lower --order\n",
+                tb_report_flags(rl->full_flags & TB_FIT_DEGENERATE, flags, sizeof flags));
     else
         fprintf(f, "  shortest run: not found: even the whole run's last prefixes differ by "
-                   "more than %g °C\n", tolerance);
+                   "more than %g °C or are flagged\n", tolerance);
 }

@@ -237,9 +237,12 @@ enum tb_fit_flag {
     TB_FIT_NO_CI = 1 << 6,         /* the intervals could not be computed */
     TB_FIT_THROTTLED = 1 << 7,     /* frequency or power changed (set by
                                       tb_analysis, which sees the run) */
+    TB_FIT_K_SPANS_ZERO = 1 << 8,  /* a term whose k interval holds 0 in
+                                      every series: the data do not show it */
 };
+#define TB_FIT_FLAG_LAST TB_FIT_K_SPANS_ZERO
 #define TB_FIT_DEGENERATE (TB_FIT_TAU_AT_BOUND | TB_FIT_TAU_MERGED | \
-                           TB_FIT_K_HUGE | TB_FIT_TAU_SHORT)
+                           TB_FIT_K_HUGE | TB_FIT_TAU_SHORT | TB_FIT_K_SPANS_ZERO)
 
 /* The short name of one flag ("tau_at_bound"), or NULL. */
 const char *tb_fit_flag_name(unsigned flag);

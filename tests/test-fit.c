@@ -235,6 +235,32 @@ static void test_auto_and_degenerate(void)
        "20 points for 7 parameters are flagged few_points");
     tb_fit_clear(&f);
     gsl_rng_free(rng);
+
+    /* Three terms on an hour of two well-apart ones: the spare term comes
+     * back with a k near 0 and a τ that could be anything -- sometimes
+     * neither merged nor at a bound, so only its k's interval tells. */
+    static double t3[3600], y3[3600];
+    struct truth apart = {60, 2, {-20, -15}, {60, 900}};
+    tb_series s3 = {t3, y3, 3600};
+    int flagged = 0, spans = 0, picked2 = 0, runs = 10;
+    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int seed = 1; seed <= runs; seed++) {
+        gsl_rng_set(rng, (unsigned long)seed);
+        make_curve(&apart, 3600, 1, 0.05, 0, 0.1, rng, t3, y3);
+        opt.order = 3;
+        if (tb_fit_series_run(&s3, 1, &opt, &f, err, sizeof err) == 0) {
+            flagged += (f.flags & TB_FIT_DEGENERATE) != 0;
+            spans += (f.flags & TB_FIT_K_SPANS_ZERO) != 0;
+        }
+        tb_fit_clear(&f);
+        if (tb_fit_series_auto(&s3, 1, &opt, &f, err, sizeof err) == 0)
+            picked2 += f.order == 2;
+        tb_fit_clear(&f);
+    }
+    ok(flagged == runs, "three terms on two: %d of %d fits flagged degenerate", flagged, runs);
+    ok(spans == runs, "each with k_spans_zero (%d of %d)", spans, runs);
+    ok(picked2 == runs, "--order auto picks two terms (%d of %d)", picked2, runs);
+    gsl_rng_free(rng);
 }
 
 static void fit_fails(const double *t, const double *y, size_t n, int order,
