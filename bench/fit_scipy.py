@@ -4,7 +4,8 @@ from a naive start, on the same series tb-fit fits.  Bounds and start as
 the public Thermobench.jl analysis uses: T_inf in [0, 120], k in
 [-120, 120], tau in [1, 3600] s; start T_inf = last value, k = (first -
 last) / n each, all tau = 100 s.  Prints key=value lines like
-bench/fit-series.  Usage: fit_scipy.py RUN.csv REPEAT"""
+bench/fit-series.  Usage: fit_scipy.py RUN.csv REPEAT [ORDERS], ORDERS
+such as "2" or "1,2,3" (the default)."""
 import math
 import statistics
 import sys
@@ -27,6 +28,7 @@ def model(n):
 
 def main():
     path, repeat = sys.argv[1], int(sys.argv[2])
+    orders = [int(x) for x in sys.argv[3].split(",")] if len(sys.argv) > 3 else [1, 2, 3]
     df = pd.read_csv(path, comment="#")
     t_all = df.iloc[:, 0].to_numpy() / 1000.0
     for col in df.columns[1:]:
@@ -39,7 +41,7 @@ def main():
         if len(y) < 10 or np.all(y == y[0]):
             continue
         t = t - t[0]
-        for n in (1, 2, 3):
+        for n in orders:
             p0 = [y[-1]] + [(y[0] - y[-1]) / n] * n + [100.0] * n
             lo = [0.0] + [-120.0] * n + [1.0] * n
             hi = [120.0] + [120.0] * n + [3600.0] * n

@@ -8,6 +8,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -122,32 +123,74 @@ static int check_input(const tb_series *s, size_t ns, const tb_fit_options *opt,
     return 0;
 }
 
+/* Rows of the Jacobian formed at a time: the covariance needs only the R
+ * of its QR, built a block at a time, never the whole m × P matrix. */
+#define COVARIANCE_BLOCK 512
+
+/* Row I of series K of the full Jacobian over (T∞ₛ, kₛ₁ … kₛₙ for each
+ * series, τ₁ … τₙ) into ROW, which is zeroed first. */
+static void jacobian_row(const struct vp *vp, size_t k, size_t i, double *row, size_t P)
+{
+    const struct vp_series *s = &vp->s[k];
+    size_t n = vp->n, q = vp->q;
+    memset(row, 0, P * sizeof *row);
+    row[k * q] = 1;
+    for (size_t j = 0; j < n; j++) {
+        double e = s->e[j * s->m + i], tau = vp->tau[j];
+        row[k * q + 1 + j] = e;
+        row[vp->ns * q + j] = gsl_vector_get(s->c, j + 1) * e * s->t[i] / (tau * tau);
+    }
+}
+
+/* (JᵀJ)⁻¹ into C.  J's R factor is built by QR updates over blocks of
+ * rows (the triangle on top of each new block), in P² + COVARIANCE_BLOCK·P
+ * memory rather than J's m·P.  Since RᵀR = JᵀJ, GSL's covariance of the
+ * P × P matrix R is J's, with its column pivoting where J is nearly
+ * singular.  -1 when it cannot be computed. */
+static int jacobian_inverse(const struct vp *vp, gsl_matrix *C)
+{
+    size_t P = C->size1;
+    gsl_matrix *R = gsl_matrix_calloc(P, P);
+    gsl_matrix *T = gsl_matrix_alloc(P, P);
+    gsl_matrix *B = gsl_matrix_alloc(COVARIANCE_BLOCK, P);
+    int rc = -1;
+
+    if (!R || !T || !B)
+        goto out;
+    size_t used = 0;
+    for (size_t k = 0; k < vp->ns; k++) {
+        for (size_t i = 0; i < vp->s[k].m; i++) {
+            jacobian_row(vp, k, i, gsl_matrix_ptr(B, used, 0), P);
+            if (++used < COVARIANCE_BLOCK && !(k == vp->ns - 1 && i == vp->s[k].m - 1))
+                continue;
+            gsl_matrix_view b = gsl_matrix_submatrix(B, 0, 0, used, P);
+            if (gsl_linalg_QR_UR_decomp(R, &b.matrix, T) != GSL_SUCCESS)
+                goto out;
+            used = 0;
+        }
+    }
+    for (size_t a = 0; a < P; a++)   /* the decomposition leaves the lower part alone */
+        for (size_t b = 0; b < a; b++)
+            gsl_matrix_set(R, a, b, 0);
+    if (gsl_multifit_nlinear_covar(R, 0.0, C) == GSL_SUCCESS)
+        rc = 0;
+out:
+    gsl_matrix_free(R);
+    gsl_matrix_free(T);
+    gsl_matrix_free(B);
+    return rc;
+}
+
 /* Intervals from the covariance at the optimum, σ² (JᵀJ)⁻¹ with the full
  * Jacobian over (T∞ₛ, kₛ₁ … kₛₙ for each series, τ₁ … τₙ).  τ's interval
  * is symmetric in ln τ, so it stays positive and honest for a long τ. */
 static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level)
 {
     size_t n = vp->n, q = vp->q, P = fit->params;
-    gsl_matrix *J = gsl_matrix_calloc(vp->mtot, P);
     gsl_matrix *C = gsl_matrix_alloc(P, P);
     int rc = -1;
 
-    if (!J || !C)
-        goto out;
-    size_t row = 0;
-    for (size_t k = 0; k < vp->ns; k++) {
-        const struct vp_series *s = &vp->s[k];
-        for (size_t i = 0; i < s->m; i++, row++) {
-            gsl_matrix_set(J, row, k * q, 1);
-            for (size_t j = 0; j < n; j++) {
-                double e = s->e[j * s->m + i], tau = vp->tau[j];
-                gsl_matrix_set(J, row, k * q + 1 + j, e);
-                gsl_matrix_set(J, row, vp->ns * q + j,
-                               gsl_vector_get(s->c, j + 1) * e * s->t[i] / (tau * tau));
-            }
-        }
-    }
-    if (gsl_multifit_nlinear_covar(J, 0.0, C) != GSL_SUCCESS)
+    if (!C || jacobian_inverse(vp, C) < 0)
         goto out;
     double s2 = fit->rss / (double)fit->dof;
     double tq = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)fit->dof);
@@ -173,7 +216,6 @@ static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level)
         fit->tau[j].hi = tau * exp(half);
     }
 out:
-    gsl_matrix_free(J);
     gsl_matrix_free(C);
     return rc;
 }

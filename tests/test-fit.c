@@ -9,6 +9,8 @@
  */
 #include <config.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
@@ -161,6 +163,60 @@ static void test_shared_tau(void)
     ok(covers(&f.series[0].t_inf, 50) && covers(&f.series[1].t_inf, 45),
        "each series has its own T∞ (%.2f, %.2f)", f.series[0].t_inf.value, f.series[1].t_inf.value);
     ok(covers(&f.series[1].k[1], -5), "and its own k");
+    tb_fit_clear(&f);
+    gsl_rng_free(rng);
+}
+
+/* The covariance intervals, which the engine builds from blocks of
+ * Jacobian rows, against GSL's covariance of the whole Jacobian formed
+ * here: two series sharing τ, of 1025 and 513 points, so that blocks end
+ * inside a series, across the two, and with a block of one row. */
+static void test_covariance_blocks(void)
+{
+    enum { NA = 1025, NB = 513, P = 8 };
+    static double t[2][NA], y[2][NA];
+    struct truth a = {50, 2, {-6, -4}, {60, 400}}, b = {45, 2, {-3, -5}, {60, 400}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    make_curve(&a, NA, 1, 0.05, 0, 0, rng, t[0], y[0]);
+    make_curve(&b, NB, 2, 0.05, 0, 0, rng, t[1], y[1]);
+    tb_series s[2] = {{t[0], y[0], NA}, {t[1], y[1], NB}};
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    opt.order = 2;
+    if (tb_fit_series_run(s, 2, &opt, &f, err, sizeof err) != 0 || f.params != P) {
+        ok(0, "shared τ over 1025 and 513 points: %s", err);
+        gsl_rng_free(rng);
+        return;
+    }
+    gsl_matrix *J = gsl_matrix_calloc(NA + NB, P), *C = gsl_matrix_alloc(P, P);
+    size_t row = 0;
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 0; i < s[k].n; i++, row++) {
+            double dt = s[k].t[i] - s[k].t[0];
+            gsl_matrix_set(J, row, k * 3, 1);
+            for (size_t j = 0; j < 2; j++) {
+                double tau = f.tau[j].value, e = exp(-dt / tau);
+                gsl_matrix_set(J, row, k * 3 + 1 + j, e);
+                gsl_matrix_set(J, row, 6 + j, f.series[k].k[j].value * e * dt / (tau * tau));
+            }
+        }
+    }
+    gsl_multifit_nlinear_covar(J, 0.0, C);
+    double s2 = f.rss / (double)f.dof, tq = gsl_cdf_tdist_Pinv(0.975, (double)f.dof), worst = 0;
+    for (size_t p = 0; p < P; p++) {
+        double half = tq * sqrt(gsl_matrix_get(C, p, p) * s2), got;
+        if (p >= 6)   /* τ's interval is symmetric in ln τ */
+            got = log(f.tau[p - 6].hi / f.tau[p - 6].value) * f.tau[p - 6].value;
+        else if (p % 3 == 0)
+            got = f.series[p / 3].t_inf.hi - f.series[p / 3].t_inf.value;
+        else
+            got = f.series[p / 3].k[p % 3 - 1].hi - f.series[p / 3].k[p % 3 - 1].value;
+        worst = fmax(worst, fabs(got - half) / half);
+    }
+    ok(worst < 1e-9, "intervals from blocks of rows are those of the whole Jacobian (worst %.1e)",
+       worst);
+    gsl_matrix_free(J);
+    gsl_matrix_free(C);
     tb_fit_clear(&f);
     gsl_rng_free(rng);
 }
@@ -541,6 +597,7 @@ int main(void)
     test_coverage(2, 1200, 100);
     test_coverage(3, 3600, 60);
     test_shared_tau();
+    test_covariance_blocks();
     test_bootstrap();
     test_auto_and_degenerate();
     test_bad_input();
