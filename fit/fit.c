@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fit_internal.h"
+#include "gsl_errors.h"
 
 tb_fit_options tb_fit_default_options(void)
 {
@@ -303,7 +304,7 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     double tau[TB_FIT_MAX_ORDER];
     int converged;
 
-    gsl_set_error_handler_off();   /* GSL's default handler aborts */
+    tb_gsl_errors_off();
     memset(fit, 0, sizeof *fit);
     if (check_input(s, ns, &opt, err, errlen) < 0)
         return -1;

@@ -5,7 +5,10 @@
  * original thermobench) into columns of (time, value) points.  Every
  * function that can fail returns NULL or a negative value and writes one
  * line "FILE:LINE: what is wrong" into a caller's buffer; the library never
- * prints, exits or aborts.
+ * prints, exits or aborts.  So that GSL does not abort either, the first
+ * fit or statistic turns GSL's error handler off for the process
+ * (gsl_set_error_handler_off()); functions are safe to call from several
+ * threads on different data.
  *
  * Copyright (C) 2026 the tbkit authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
