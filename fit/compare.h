@@ -106,7 +106,9 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
                         size_t n, struct compare_table *t, char *err, size_t errlen);
 void compare_table_free(struct compare_table *t);
 
-struct compare_cell *compare_cell(const struct compare_table *t, size_t c, size_t g, int m);
+/* The cell of column C, group G, metric M. */
+const struct compare_cell *compare_cell_at(const struct compare_table *t, size_t c, size_t g,
+                                           int m);
 
 /* Whether any test is a regression. */
 int compare_regressed(const struct compare_table *t);

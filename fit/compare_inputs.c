@@ -55,7 +55,8 @@ static char *group_of(const struct compare_settings *s, const char *file, const 
     return g;
 }
 
-/* FNV-1a of the run's bytes and of the options that change its fit. */
+/* FNV-1a of the run's bytes and of the options that change its fit; the
+ * leading version changes with what a fit gives (v2: k_spans_zero). */
 static int cache_key(const struct compare_settings *s, const char *path, char *key, size_t size)
 {
     uint64_t h = 14695981039346656037ULL;
@@ -69,7 +70,7 @@ static int cache_key(const struct compare_settings *s, const char *path, char *k
             h = (h ^ buf[i]) * 1099511628211ULL;
     fclose(f);
     char opts[4096];
-    int len = snprintf(opts, sizeof opts, "v1|%d|%d|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%lu",
+    int len = snprintf(opts, sizeof opts, "v2|%d|%d|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%lu",
                        s->m.auto_order ? 0 : s->m.fit.order, s->m.auto_order,
                        s->m.ambient ? s->m.ambient : "", s->m.from, s->m.to, s->m.fit.tau_min,
                        s->m.fit.tau_max, s->m.fit.level, s->shared_tau, s->m.fit.bootstrap,

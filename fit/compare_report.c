@@ -46,27 +46,27 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
         tb_print_left(stdout, "group", wg);
         printf("  runs  %-24s %7s", "T∞ °C  (interval)", "sd");
         for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
-            if (compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+            if (compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
                 printf("  τ%d s (interval)      ", j + 1);
-        if (compare_cell(t, c, t->baseline, M_OPS)->n)
+        if (compare_cell_at(t, c, t->baseline, M_OPS)->n)
             printf("  operations/s");
         putchar('\n');
         for (size_t g = 0; g < t->ngroups; g++) {
-            struct compare_cell *ti = compare_cell(t, c, g, M_TINF);
+            const struct compare_cell *ti = compare_cell_at(t, c, g, M_TINF);
             printf("  ");
             tb_print_left(stdout, t->groups[g], wg);
             printf("  %4zu  %6.2f ", ti->n, ti->mean);
             print_interval(ti, 2, 6);
             printf(" %7.3f", ti->sd);
             for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
-                if (!compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                if (!compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
                     continue;
-                struct compare_cell *tc = compare_cell(t, c, g, M_TAU1 + j);
+                const struct compare_cell *tc = compare_cell_at(t, c, g, M_TAU1 + j);
                 printf("  %6.1f ", tc->mean);
                 print_interval(tc, 1, 6);
             }
-            struct compare_cell *oc = compare_cell(t, c, g, M_OPS);
-            if (compare_cell(t, c, t->baseline, M_OPS)->n)
+            const struct compare_cell *oc = compare_cell_at(t, c, g, M_OPS);
+            if (compare_cell_at(t, c, t->baseline, M_OPS)->n)
                 printf("  %.6g", oc->mean);
             putchar('\n');
         }
@@ -106,7 +106,7 @@ static void print_csv(const struct compare_table *t)
     for (size_t c = 0; c < t->ncolumns; c++) {
         for (size_t g = 0; g < t->ngroups; g++) {
             for (int m = 0; m < M_COUNT; m++) {
-                struct compare_cell *cl = compare_cell(t, c, g, m);
+                const struct compare_cell *cl = compare_cell_at(t, c, g, m);
                 if (!cl->n)
                     continue;
                 struct compare_test *k = NULL;
@@ -145,7 +145,7 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
     for (size_t c = 0, first = 1; c < t->ncolumns; c++) {
         for (size_t g = 0; g < t->ngroups; g++) {
             for (int m = 0; m < M_COUNT; m++) {
-                struct compare_cell *cl = compare_cell(t, c, g, m);
+                const struct compare_cell *cl = compare_cell_at(t, c, g, m);
                 if (!cl->n)
                     continue;
                 printf("%s\n  {\"column\": ", first ? "" : ",");
@@ -200,20 +200,20 @@ static void print_markdown(const struct compare_settings *s, const struct compar
     for (size_t c = 0; c < t->ncolumns; c++) {
         printf("#### %s\n\n| group | runs | T∞ (°C) | sd |", t->columns[c]);
         for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
-            if (compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+            if (compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
                 printf(" τ%d (s) |", j + 1);
         printf("\n|---|---|---|---|");
         for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
-            if (compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+            if (compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
                 printf("---|");
         putchar('\n');
         for (size_t g = 0; g < t->ngroups; g++) {
-            struct compare_cell *ti = compare_cell(t, c, g, M_TINF);
+            const struct compare_cell *ti = compare_cell_at(t, c, g, M_TINF);
             printf("| %s | %zu | %.2f ± %.2f | %.3f |", t->groups[g], ti->n, ti->mean, ti->half, ti->sd);
             for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
-                if (!compare_cell(t, c, t->baseline, M_TAU1 + j)->n)
+                if (!compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
                     continue;
-                struct compare_cell *tc = compare_cell(t, c, g, M_TAU1 + j);
+                const struct compare_cell *tc = compare_cell_at(t, c, g, M_TAU1 + j);
                 printf(" %.1f ± %.1f |", tc->mean, tc->half);
             }
             putchar('\n');

@@ -37,7 +37,13 @@ static double metric_of(const tb_result *r, int m)
     return r->tau[m - M_TAU1].value;
 }
 
-struct compare_cell *compare_cell(const struct compare_table *t, size_t c, size_t g, int m)
+static struct compare_cell *cell_at(struct compare_table *t, size_t c, size_t g, int m)
+{
+    return &t->cells[(c * t->ngroups + g) * M_COUNT + (size_t)m];
+}
+
+const struct compare_cell *compare_cell_at(const struct compare_table *t, size_t c, size_t g,
+                                           int m)
 {
     return &t->cells[(c * t->ngroups + g) * M_COUNT + (size_t)m];
 }
@@ -96,7 +102,7 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
         size_t g = index_of(t->groups, t->ngroups, rows[i].group);
         for (int m = 0; m < M_COUNT; m++) {
             double v = metric_of(&rows[i].r, m);
-            struct compare_cell *cl = compare_cell(t, c, g, m);
+            struct compare_cell *cl = cell_at(t, c, g, m);
             if (!isfinite(v))
                 continue;
             if (!cl->x && !(cl->x = malloc(n * sizeof *cl->x)))
@@ -107,7 +113,7 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
     for (size_t c = 0; c < t->ncolumns; c++) {
         for (size_t g = 0; g < t->ngroups; g++) {
             for (int m = 0; m < M_COUNT; m++) {
-                struct compare_cell *cl = compare_cell(t, c, g, m);
+                struct compare_cell *cl = cell_at(t, c, g, m);
                 cl->mean = tb_mean_ci(cl->x, cl->n, s->m.fit.level, &cl->half);
                 cl->sd = cl->n >= 2 ? gsl_stats_sd(cl->x, 1, cl->n) : NAN;
             }
@@ -124,7 +130,7 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             if (g == t->baseline)
                 continue;
             for (int m = 0; m < M_COUNT; m++) {
-                struct compare_cell *a = compare_cell(t, c, t->baseline, m), *b = compare_cell(t, c, g, m);
+                struct compare_cell *a = cell_at(t, c, t->baseline, m), *b = cell_at(t, c, g, m);
                 struct compare_test *k = &t->tests[t->ntests];
                 if (tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0)
                     continue;
@@ -139,7 +145,7 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
     double alpha = 1 - s->m.fit.level;
     for (size_t i = 0; i < t->ntests; i++) {
         struct compare_test *k = &t->tests[i];
-        double base = compare_cell(t, k->column, t->baseline, k->metric)->mean;
+        double base = cell_at(t, k->column, t->baseline, k->metric)->mean;
         double rel = base != 0 ? k->w.diff / fabs(base) : NAN;
         k->p_adj = p[i];
         k->verdict = "";

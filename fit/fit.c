@@ -125,7 +125,7 @@ static int check_input(const tb_series *s, size_t ns, const tb_fit_options *opt,
 }
 
 /* Rows of the Jacobian formed at a time: the covariance needs only the R
- * of its QR, built a block at a time, never the whole m × P matrix. */
+ * of its QR, updated a block at a time, never the whole m × P matrix. */
 #define COVARIANCE_BLOCK 512
 
 /* Row I of series K of the full Jacobian over (T∞ₛ, kₛ₁ … kₛₙ for each
@@ -143,42 +143,53 @@ static void jacobian_row(const struct vp *vp, size_t k, size_t i, double *row, s
     }
 }
 
-/* (JᵀJ)⁻¹ into C.  J's R factor is built by QR updates over blocks of
- * rows (the triangle on top of each new block), in P² + COVARIANCE_BLOCK·P
- * memory rather than J's m·P.  Since RᵀR = JᵀJ, GSL's covariance of the
- * P × P matrix R is J's, with its column pivoting where J is nearly
- * singular.  -1 when it cannot be computed. */
+/* The QR of S = [R; block of ROWS rows] (Householder, GSL) leaves the R
+ * of all rows so far in S's first P rows' upper triangle; the rest of S
+ * is zeroed for the next block. */
+static int qr_update(gsl_matrix *S, size_t rows, gsl_vector *tau)
+{
+    size_t P = S->size2;
+    gsl_matrix_view used = gsl_matrix_submatrix(S, 0, 0, P + rows, P);
+    if (gsl_linalg_QR_decomp(&used.matrix, tau) != GSL_SUCCESS)
+        return -1;
+    for (size_t a = 0; a < P + rows; a++)   /* Householder vectors out */
+        for (size_t b = 0; b < P && b < a; b++)
+            gsl_matrix_set(S, a, b, 0);
+    return 0;
+}
+
+/* (JᵀJ)⁻¹ into C.  J's R factor is updated over blocks of rows, in
+ * about (P + COVARIANCE_BLOCK)·P memory rather than J's m·P.  Since RᵀR =
+ * JᵀJ, GSL's covariance of the P × P matrix R is J's, with its column
+ * pivoting where J is nearly singular.  -1 when it cannot be computed. */
 static int jacobian_inverse(const struct vp *vp, gsl_matrix *C)
 {
     size_t P = C->size1;
-    gsl_matrix *R = gsl_matrix_calloc(P, P);
-    gsl_matrix *T = gsl_matrix_alloc(P, P);
-    gsl_matrix *B = gsl_matrix_alloc(COVARIANCE_BLOCK, P);
+    gsl_matrix *S = gsl_matrix_calloc(P + COVARIANCE_BLOCK, P);
+    gsl_vector *tau = gsl_vector_alloc(P);
     int rc = -1;
 
-    if (!R || !T || !B)
+    if (!S || !tau)
         goto out;
     size_t used = 0;
     for (size_t k = 0; k < vp->ns; k++) {
         for (size_t i = 0; i < vp->s[k].m; i++) {
-            jacobian_row(vp, k, i, gsl_matrix_ptr(B, used, 0), P);
-            if (++used < COVARIANCE_BLOCK && !(k == vp->ns - 1 && i == vp->s[k].m - 1))
-                continue;
-            gsl_matrix_view b = gsl_matrix_submatrix(B, 0, 0, used, P);
-            if (gsl_linalg_QR_UR_decomp(R, &b.matrix, T) != GSL_SUCCESS)
-                goto out;
-            used = 0;
+            jacobian_row(vp, k, i, gsl_matrix_ptr(S, P + used, 0), P);
+            if (++used == COVARIANCE_BLOCK) {
+                if (qr_update(S, used, tau) < 0)
+                    goto out;
+                used = 0;
+            }
         }
     }
-    for (size_t a = 0; a < P; a++)   /* the decomposition leaves the lower part alone */
-        for (size_t b = 0; b < a; b++)
-            gsl_matrix_set(R, a, b, 0);
-    if (gsl_multifit_nlinear_covar(R, 0.0, C) == GSL_SUCCESS)
+    if (used > 0 && qr_update(S, used, tau) < 0)
+        goto out;
+    gsl_matrix_view R = gsl_matrix_submatrix(S, 0, 0, P, P);
+    if (gsl_multifit_nlinear_covar(&R.matrix, 0.0, C) == GSL_SUCCESS)
         rc = 0;
 out:
-    gsl_matrix_free(R);
-    gsl_matrix_free(T);
-    gsl_matrix_free(B);
+    gsl_matrix_free(S);
+    gsl_vector_free(tau);
     return rc;
 }
 
@@ -304,7 +315,7 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     double tau[TB_FIT_MAX_ORDER];
     int converged;
 
-    tb_gsl_errors_off();
+    fit_gsl_errors_off();
     memset(fit, 0, sizeof *fit);
     if (check_input(s, ns, &opt, err, errlen) < 0)
         return -1;

@@ -23,7 +23,7 @@ int tb_welch_test(const double *a, size_t na, const double *b, size_t nb,
 {
     if (na < 2 || nb < 2)
         return -1;
-    tb_gsl_errors_off();
+    fit_gsl_errors_off();
     double ma = gsl_stats_mean(a, 1, na), mb = gsl_stats_mean(b, 1, nb);
     double va = gsl_stats_variance_m(a, 1, na, ma) / (double)na;
     double vb = gsl_stats_variance_m(b, 1, nb, mb) / (double)nb;

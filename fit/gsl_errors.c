@@ -15,7 +15,7 @@ static void handler_off(void)
     gsl_set_error_handler_off();
 }
 
-void tb_gsl_errors_off(void)
+void fit_gsl_errors_off(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, handler_off);

@@ -10,6 +10,6 @@
 /* Turn GSL's handler off: once for the process (it is a global, and the
  * fits of tb-fit -j run in several threads), before the first GSL call
  * of an entry point that could fail. */
-void tb_gsl_errors_off(void);
+void fit_gsl_errors_off(void);
 
 #endif

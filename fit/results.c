@@ -235,7 +235,7 @@ double tb_mean_ci(const double *x, size_t n, double level, double *half)
     if (n == 0)
         return NAN;
     double mean = gsl_stats_mean(x, 1, n);
-    tb_gsl_errors_off();
+    fit_gsl_errors_off();
     if (n >= 2)
         *half = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)(n - 1)) *
                 gsl_stats_sd_m(x, 1, n, mean) / sqrt((double)n);

@@ -419,6 +419,18 @@ int main(int argc, char **argv)
         jobs[i].npaths = s.shared_tau ? paths.n : 1;
     }
 
+    /* The jobs write their reports to memory: the header can follow. */
+    struct work work = {.s = &s, .jobs = jobs};
+    struct tb_work_pool pool;
+    if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
+        fputs("tb-fit: out of memory\n", stderr);
+        free(jobs);
+        tb_paths_free(&paths);
+        free(s.columns);
+        free(s.work);
+        tb_model_settings_free(&s.m);
+        return EXIT_INPUT;
+    }
     if (s.format == TB_FORMAT_CSV) {
         if (s.run_length)
             tb_report_run_length_csv_header(stdout);
@@ -426,15 +438,6 @@ int main(int argc, char **argv)
             tb_report_csv_header(stdout, s.m.auto_order ? TB_FIT_MAX_ORDER : s.m.fit.order);
     } else if (s.format == TB_FORMAT_JSON) {
         fputs("[\n", stdout);
-    }
-
-    struct work work = {.s = &s, .jobs = jobs};
-    struct tb_work_pool pool;
-    if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
-        fputs("tb-fit: out of memory\n", stderr);
-        free(jobs);
-        tb_paths_free(&paths);
-        return EXIT_INPUT;
     }
 
     /* Print each job's report as soon as it and all before it are done. */

@@ -53,7 +53,7 @@ int tb_modes_from_foster(const double *r, const double *c, size_t n, tb_modes *m
 
 int tb_modes_from_cauer(const double *r, const double *c, size_t n, tb_modes *m)
 {
-    tb_gsl_errors_off();
+    fit_gsl_errors_off();
     if (check(r, c, n) < 0)
         return -1;
     /* G: conductances of the ladder; M = C^-½ G C^-½ is symmetric. */

@@ -39,13 +39,19 @@ int tb_work_pool_start(struct tb_work_pool *p, size_t n, int jobs,
     p->n = n;
     p->done = calloc(n ? n : 1, 1);
     p->threads = calloc(want ? want : 1, sizeof *p->threads);
-    if (!p->done || !p->threads) {
+    if (!p->done || !p->threads || pthread_mutex_init(&p->lock, NULL) != 0) {
         free(p->done);
         free(p->threads);
+        memset(p, 0, sizeof *p);
         return -1;
     }
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->changed, NULL);
+    if (pthread_cond_init(&p->changed, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        free(p->done);
+        free(p->threads);
+        memset(p, 0, sizeof *p);
+        return -1;
+    }
     for (size_t t = 0; t < want; t++)
         if (pthread_create(&p->threads[p->nthreads], NULL, worker, p) == 0)
             p->nthreads++;

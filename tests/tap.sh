@@ -41,7 +41,10 @@ alive() {
 started() {
     started_n=0
     until grep -qv '^#' "$1" 2>/dev/null; do
-        [ $started_n -lt 1200 ] || return 1
+        if [ $started_n -ge 1200 ]; then
+            echo "# started: no header row in $1 after 60 s"
+            return 1
+        fi
         sleep 0.05
         started_n=$((started_n + 1))
     done

@@ -169,11 +169,12 @@ static void test_shared_tau(void)
 
 /* The covariance intervals, which the engine builds from blocks of
  * Jacobian rows, against GSL's covariance of the whole Jacobian formed
- * here: two series sharing τ, of 1025 and 513 points, so that blocks end
- * inside a series, across the two, and with a block of one row. */
+ * here: two series sharing τ, of 1025 and 512 points, so that blocks (of
+ * 512 rows) end inside a series, across the two, and with a block of one
+ * row. */
 static void test_covariance_blocks(void)
 {
-    enum { NA = 1025, NB = 513, P = 8 };
+    enum { NA = 1025, NB = 512, P = 8 };
     static double t[2][NA], y[2][NA];
     struct truth a = {50, 2, {-6, -4}, {60, 400}}, b = {45, 2, {-3, -5}, {60, 400}};
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -201,7 +202,7 @@ static void test_covariance_blocks(void)
             }
         }
     }
-    gsl_multifit_nlinear_covar(J, 0.0, C);
+    int covar = gsl_multifit_nlinear_covar(J, 0.0, C);
     double s2 = f.rss / (double)f.dof, tq = gsl_cdf_tdist_Pinv(0.975, (double)f.dof), worst = 0;
     for (size_t p = 0; p < P; p++) {
         double half = tq * sqrt(gsl_matrix_get(C, p, p) * s2), got;
@@ -213,7 +214,7 @@ static void test_covariance_blocks(void)
             got = f.series[p / 3].k[p % 3 - 1].hi - f.series[p / 3].k[p % 3 - 1].value;
         worst = fmax(worst, fabs(got - half) / half);
     }
-    ok(worst < 1e-9, "intervals from blocks of rows are those of the whole Jacobian (worst %.1e)",
+    ok(covar == 0 && worst < 1e-9, "intervals from blocks of rows are those of the whole Jacobian (worst %.1e)",
        worst);
     gsl_matrix_free(J);
     gsl_matrix_free(C);
