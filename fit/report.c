@@ -101,6 +101,20 @@ static void report_csv(FILE *f, const tb_fit_report *r, int max_order)
     fputc('\n', f);
 }
 
+/* Flags as a JSON array of their names, in every JSON output alike. */
+static void json_flags(FILE *f, unsigned flags)
+{
+    int any = 0;
+    fputc('[', f);
+    for (unsigned bit = 1; bit <= TB_FIT_FLAG_LAST; bit <<= 1) {
+        if (flags & bit) {
+            fputs(any++ ? ", " : "", f);
+            tb_json_string(f, tb_fit_flag_name(bit));
+        }
+    }
+    fputc(']', f);
+}
+
 static void report_json(FILE *f, const tb_fit_report *r, int first)
 {
     const tb_fit *fit = r->fit;
@@ -146,15 +160,9 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     json_number(f, r->throttled_since);
     fputs(", \"throttled_by\": ", f);
     tb_json_string(f, isfinite(r->throttled_since) ? r->throttled_by : NULL);
-    fputs(", \"flags\": [", f);
-    int any = 0;
-    for (unsigned bit = 1; bit <= TB_FIT_FLAG_LAST; bit <<= 1) {
-        if (fit->flags & bit) {
-            fputs(any++ ? ", " : "", f);
-            tb_json_string(f, tb_fit_flag_name(bit));
-        }
-    }
-    fputs("]}", f);
+    fputs(", \"flags\": ", f);
+    json_flags(f, fit->flags);
+    fputc('}', f);
 }
 
 /* X with DIGITS decimals, or in %g form when it is too large to read so
@@ -186,29 +194,32 @@ static void report_text(FILE *f, const tb_fit_report *r)
 {
     const tb_fit *fit = r->fit;
     const tb_fit_series *s = &fit->series[r->series];
-    const char *temp = r->ambient ? "°C above ambient" : "°C";
+    /* a column in other units (a frequency, a power) is fitted all the same */
+    const char *unit = r->unit ? r->unit : "°C";
+    const char *sep = *unit ? " " : "";
 
     fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s\n", r->file, r->column,
             fit->order, s->n, s->duration, r->ambient ? ", minus " : "",
             r->ambient ? r->ambient : "");
     fprintf(f, "  T∞   ");
     text_estimate(f, &s->t_inf, 2);
-    fprintf(f, " %s (%g %% interval, %s)\n", temp, r->level * 100, r->ci_method);
+    fprintf(f, "%s%s%s (%g %% interval, %s)\n", sep, unit, r->ambient ? " above ambient" : "",
+            r->level * 100, r->ci_method);
     for (int j = 0; j < fit->order; j++) {
         fprintf(f, "  τ%d   ", j + 1);
         text_estimate(f, &fit->tau[j], 1);
         fprintf(f, " s   k%d ", j + 1);
         text_estimate(f, &s->k[j], 2);
-        fprintf(f, " °C");
+        fprintf(f, "%s%s", sep, unit);
         if (r->labels && r->labels[j])
             fprintf(f, "   %s", r->labels[j]);
         fputc('\n', f);
     }
-    fprintf(f, "  rmse %.4f °C, rss %.6g °C² (%zu degrees of freedom)\n",
-            fit->rmse, fit->rss, fit->dof);
+    fprintf(f, "  rmse %.4f%s%s, rss %.6g%s%s%s (%zu degrees of freedom)\n", fit->rmse, sep,
+            unit, fit->rss, sep, unit, *unit ? "²" : "", fit->dof);
     if (isfinite(r->settle))
-        fprintf(f, "  settles within %g °C of T∞ after %.0f s (%.1f min)\n",
-                r->tolerance, r->settle, r->settle / 60);
+        fprintf(f, "  settles within %g%s%s of T∞ after %.0f s (%.1f min)\n",
+                r->tolerance, sep, unit, r->settle, r->settle / 60);
     if (isfinite(r->ops_per_s))
         fprintf(f, "  work rate %.6g operations/s\n", r->ops_per_s);
     if (fit->flags) {
@@ -219,8 +230,13 @@ static void report_text(FILE *f, const tb_fit_report *r)
         if (isfinite(r->throttled_since))
             fprintf(f, " (%s changed from %.0f s)", r->throttled_by, r->throttled_since);
         fputc('\n', f);
-        if (fit->flags & (TB_FIT_TAU_MERGED | TB_FIT_K_HUGE | TB_FIT_TAU_AT_BOUND |
-                          TB_FIT_K_SPANS_ZERO))
+        if (!(fit->flags & (TB_FIT_TAU_MERGED | TB_FIT_K_HUGE | TB_FIT_TAU_AT_BOUND |
+                            TB_FIT_K_SPANS_ZERO)))
+            ;
+        else if (r->auto_order)
+            fputs("  every order is flagged: the data may not show an exponential approach "
+                  "(try a longer run or a --from/--to window)\n", f);
+        else
             fputs("  the data do not resolve this many terms: try a lower --order, "
                   "--order auto, or a longer run\n", f);
     }
@@ -292,7 +308,7 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
             fprintf(f, ", \"points\": %zu, \"ok\": %s, \"T_inf\": ", p->n, p->ok ? "true" : "false");
             json_estimate(f, &p->t_inf);
             fprintf(f, ", \"within\": %s, \"flags\": ", p->within ? "true" : "false");
-            tb_json_string(f, tb_report_flags(p->flags, flags, sizeof flags));
+            json_flags(f, p->flags);
             fputc('}', f);
         }
         fputs("]}", f);

@@ -18,6 +18,7 @@ enum tb_format { TB_FORMAT_TEXT, TB_FORMAT_CSV, TB_FORMAT_JSON };
 typedef struct tb_fit_report {
     const char *file;
     const char *column;
+    const char *unit;             /* the column's (normalised), NULL: °C */
     const tb_fit *fit;
     size_t series;                /* which series of FIT */
     double settle;                /* s, NaN when not computed */
@@ -29,6 +30,7 @@ typedef struct tb_fit_report {
     const char *const *labels;    /* one per τ, or NULL */
     double level;                 /* of the intervals */
     const char *ci_method;        /* "covariance" or "bootstrap" */
+    int auto_order;               /* the order was chosen (--order auto) */
 } tb_fit_report;
 
 /* The CSV header for results of up to MAX_ORDER terms. */

@@ -268,6 +268,7 @@ static void report_one(FILE *out, const struct settings *s, struct job *job,
     tb_fit_report r = {
         .file = fd->file,
         .column = tb_run_column(fd->run, fd->column)->name,
+        .unit = tb_run_column(fd->run, fd->column)->unit,
         .fit = fit,
         .series = series,
         .settle = tb_fit_settle_time(fit, series, s->tolerance),
@@ -279,6 +280,7 @@ static void report_one(FILE *out, const struct settings *s, struct job *job,
         .labels = labels,
         .level = s->m.fit.level,
         .ci_method = s->m.fit.bootstrap > 0 ? "bootstrap" : "covariance",
+        .auto_order = s->m.auto_order,
     };
     tb_report_fit(out, s->format, &r, s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order,
                   0);

@@ -168,6 +168,17 @@ static void test_format_details(void)
        "CRLF line ends; mW to W");
     tb_run_free(run);
 
+    run = read_text("time/ms,p/uW,e/µJ,f/mJ,g/µW\n0,2500000,3000000,4500,1\n");
+    ok(run && tb_run_column(run, 1)->v[0] == 2.5 && strcmp(tb_run_column(run, 1)->unit, "W") == 0,
+       "uW to W");
+    ok(run && tb_run_column(run, 2)->v[0] == 3 && strcmp(tb_run_column(run, 2)->unit, "J") == 0,
+       "µJ to J");
+    ok(run && tb_run_column(run, 3)->v[0] == 4.5 && strcmp(tb_run_column(run, 3)->unit, "J") == 0,
+       "mJ to J");
+    ok(run && tb_run_column(run, 4)->v[0] == 1e-6 && strcmp(tb_run_column(run, 4)->unit, "W") == 0,
+       "µW to W");
+    tb_run_free(run);
+
     run = read_text("\xEF\xBB\xBFtime/ms,a/uJ\n0,1500000\n");
     ok(run && tb_run_column(run, 1)->v[0] == 1.5 &&
        strcmp(tb_run_column(run, 1)->unit, "J") == 0, "a byte order mark; uJ to J");
