@@ -18,6 +18,47 @@
 static const char *output_path;
 static int vector_text;   /* the SVG driver: text stays text */
 
+/* What the data cover in the current viewport, on a coarse grid, so that
+ * the legend goes where it hides least of them. */
+#define OCC_GRID 32
+static unsigned occupied[OCC_GRID][OCC_GRID];   /* [x][y], weights */
+
+/* The grid cell of world point (X, Y) in the current window, or -1. */
+static int occ_cell(double x, double y, int *cx, int *cy)
+{
+    PLFLT x0, x1, y0, y1;
+    plgvpw(&x0, &x1, &y0, &y1);
+    double fx = (x - x0) / (x1 - x0), fy = (y - y0) / (y1 - y0);
+    if (!(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1))
+        return -1;
+    *cx = (int)fmin(fx * OCC_GRID, OCC_GRID - 1);
+    *cy = (int)fmin(fy * OCC_GRID, OCC_GRID - 1);
+    return 0;
+}
+
+void occupy_segment(double xa, double ya, double xb, double yb, unsigned weight)
+{
+    PLFLT x0, x1, y0, y1;
+    plgvpw(&x0, &x1, &y0, &y1);
+    double dx = fabs(xb - xa) / fabs(x1 - x0), dy = fabs(yb - ya) / fabs(y1 - y0);
+    int steps = (int)fmin(ceil(2 * OCC_GRID * fmax(dx, dy)), 4 * OCC_GRID) + 1;
+    for (int i = 0; i <= steps; i++) {
+        double u = (double)i / steps;
+        int cx, cy;
+        if (occ_cell(xa + u * (xb - xa), ya + u * (yb - ya), &cx, &cy) == 0)
+            occupied[cx][cy] += weight;
+    }
+}
+
+void occupy_points(size_t n, const double *x, const double *y, unsigned weight)
+{
+    for (size_t i = 0; i < n; i++) {
+        int cx, cy;
+        if (occ_cell(x[i], y[i], &cx, &cy) == 0)
+            occupied[cx][cy] += weight;
+    }
+}
+
 static const char *driver_for(const char *path)
 {
     const char *dot = strrchr(path, '.');
@@ -114,6 +155,7 @@ void draw_axes(double vx0, double vx1, double vy0, double vy1,
 {
     plvpor(vx0, vx1, vy0, vy1);
     plwind(x0, x1, y0, y1);
+    memset(occupied, 0, sizeof occupied);
     plcol0(C_GRID);
     plwidth(1);
     plbox("g", 0, 0, "g", 0, 0);
@@ -137,6 +179,8 @@ void draw_line(size_t n, const double *x, const double *y, double gap,
         if (i == n || (isfinite(gap) && x[i] - x[i - 1] > gap)) {
             if (i - start >= 2)
                 plline((PLINT)(i - start), x + start, y + start);
+            for (size_t j = start + 1; j < i; j++)
+                occupy_segment(x[j - 1], y[j - 1], x[j], y[j], 1);
             start = i;
         }
     }
@@ -145,6 +189,7 @@ void draw_line(size_t n, const double *x, const double *y, double gap,
 
 void draw_points(size_t n, const double *x, const double *y, int colour)
 {
+    occupy_points(n, x, y, 2);
     plcol0(colour);
     if (vector_text && n > 100) {
         /* In SVG every marker is a <text> of its own (1 kB each): a long
@@ -188,9 +233,59 @@ void legend_text(struct legend *l, const char *text)
 
 static void legend_place(const struct legend *l, int position, double x, double y, int columns);
 
+/* The legend's size as fractions of the viewport, from PLplot's
+ * character height and the longest text (pllegend() only tells after it
+ * has drawn). */
+static void legend_size(const struct legend *l, double *fw, double *fh)
+{
+    PLFLT def, ht, sx0, sx1, sy0, sy1, vx0, vx1, vy0, vy1;
+    plgchr(&def, &ht);
+    plgspa(&sx0, &sx1, &sy0, &sy1);
+    plgvpd(&vx0, &vx1, &vy0, &vy1);
+    double vw = (vx1 - vx0) * (sx1 - sx0), vh = (vy1 - vy0) * (sy1 - sy0);
+    size_t longest = 0;
+    for (int i = 0; i < l->n; i++) {
+        size_t chars = 0;
+        for (const char *c = l->text[i]; *c; c++)
+            chars += ((unsigned char)*c & 0xC0) != 0x80;   /* UTF-8 characters */
+        longest = chars > longest ? chars : longest;
+    }
+    /* glyphs average 0.62 of the height with cairo; PLplot's SVG driver
+     * lays text out wider (measured against pllegend's own size) */
+    double text_h = ht * 0.85, glyph = vector_text ? 1.0 : 0.62;
+    *fw = 0.10 + ((double)longest * glyph + 3) * text_h / vw;
+    *fh = 0.02 + ((double)l->n * 1.6 + 1.5) * text_h / vh;
+}
+
 void legend_draw(const struct legend *l, int position)
 {
-    legend_place(l, position | PL_POSITION_INSIDE, 0.02, 0.03, 0);
+    /* the preferred place, the corners, then the middles of the sides: the
+     * first that hides least of the data wins */
+    static const int places[] = {
+        PL_POSITION_BOTTOM | PL_POSITION_RIGHT, PL_POSITION_TOP | PL_POSITION_RIGHT,
+        PL_POSITION_TOP | PL_POSITION_LEFT, PL_POSITION_BOTTOM | PL_POSITION_LEFT,
+        PL_POSITION_RIGHT, PL_POSITION_LEFT, PL_POSITION_TOP, PL_POSITION_BOTTOM,
+    };
+    double fw, fh, best_score = INFINITY;
+    int best = position;
+    legend_size(l, &fw, &fh);
+    for (int k = -1; k < (int)(sizeof places / sizeof *places); k++) {
+        int pos = k < 0 ? position : places[k];
+        double x0 = pos & PL_POSITION_LEFT ? 0.02 : pos & PL_POSITION_RIGHT ? 0.98 - fw : 0.5 - fw / 2;
+        double y0 = pos & PL_POSITION_BOTTOM ? 0.03 : pos & PL_POSITION_TOP ? 0.97 - fh : 0.5 - fh / 2;
+        double score = 0;
+        for (int cx = 0; cx < OCC_GRID; cx++)
+            for (int cy = 0; cy < OCC_GRID; cy++)
+                if ((cx + 1.0) / OCC_GRID > x0 && (double)cx / OCC_GRID < x0 + fw &&
+                    (cy + 1.0) / OCC_GRID > y0 && (double)cy / OCC_GRID < y0 + fh)
+                    score += occupied[cx][cy];
+        if (score < best_score) {
+            best_score = score;
+            best = pos;
+        }
+    }
+    legend_place(l, best | PL_POSITION_INSIDE, best & (PL_POSITION_LEFT | PL_POSITION_RIGHT) ? 0.02 : 0,
+                 best & (PL_POSITION_TOP | PL_POSITION_BOTTOM) ? 0.03 : 0, 0);
 }
 
 void legend_draw_outside_top(const struct legend *l)

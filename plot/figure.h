@@ -55,8 +55,15 @@ void draw_line(size_t n, const double *x, const double *y, double gap,
 /* The N points as small dots. */
 void draw_points(size_t n, const double *x, const double *y, int colour);
 
-/* Legend entries, drawn by legend_draw() inside the current viewport at
- * POSITION (PL_POSITION_* flags). */
+/* Mark what is drawn outside draw_line()/draw_points() (error bars,
+ * markers) as covering the viewport, in world coordinates of the current
+ * window; WEIGHT: how much hiding it would cost. */
+void occupy_segment(double xa, double ya, double xb, double yb, unsigned weight);
+void occupy_points(size_t n, const double *x, const double *y, unsigned weight);
+
+/* Legend entries, drawn by legend_draw() inside the current viewport: at
+ * POSITION (PL_POSITION_* flags) unless another corner hides less of the
+ * data drawn since draw_axes(). */
 struct legend {
     int n;
     int opt[16];

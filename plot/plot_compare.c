@@ -145,6 +145,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         fprintf(stderr, "tb-plot: note: the results have no operations per second to draw\n");
     int draw_ops = s->ops && any_ops;
     padded_range(&lo, &hi);
+    hi += (hi - lo) * 0.08;   /* room for the "n = N" above the highest interval */
     if (draw_ops) {
         padded_range(&olo, &ohi);
         padded_range(&olo, &ohi);   /* room for the markers */
@@ -178,7 +179,8 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         if (groups[g].n > 1) {
             char count[32];
             snprintf(count, sizeof count, "n = %zu", groups[g].n);
-            plptex((double)g + 1, yhi[g] + (hi - lo) * 0.02, 1.0, 0.0, 0.5, count);
+            /* plptex() centres the text on its point: lift it clear of the cap */
+            plptex((double)g + 1, yhi[g] + (hi - lo) * 0.05, 1.0, 0.0, 0.5, count);
         }
     }
     plschr(0, 1.0);

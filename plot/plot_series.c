@@ -277,6 +277,9 @@ int plot_runlength(const struct plot_settings *s, const char *path)
         plwidth(1.5);
         if (k2)
             plerry((PLINT)k2, xs, ylo, yhi);
+        for (size_t i = 0; i < k2; i++)
+            occupy_segment(xs[i], ylo[i], xs[i], yhi[i], 1);
+        occupy_points(k2, xs, ys, pass ? 24 : 6);   /* a hidden estimate costs most */
         plschr(0, 1.2);
         if (k2)
             plstring((PLINT)k2, xs, ys, "•");
