@@ -9,10 +9,10 @@
 #ifndef TB_COMPARE_H
 #define TB_COMPARE_H
 
-#include <regex.h>
 #include <stddef.h>
 
 #include "cli.h"
+#include "grouping.h"
 #include "tbfit.h"
 
 enum compare_exit { COMPARE_SAME = 0, COMPARE_REGRESSION = 1, COMPARE_INPUT = 2 };
@@ -26,8 +26,7 @@ struct compare_settings {
     size_t nwork;
     int shared_tau;
     const char *group_by;          /* "dir", "meta:KEY" or "re:REGEX" */
-    regex_t re;                    /* compiled re:REGEX */
-    int re_compiled;
+    struct tb_grouping grouping;   /* set up from group_by */
     char *group_order_buf;
     const char **group_order;
     size_t ngroup_order;

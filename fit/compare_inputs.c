@@ -8,9 +8,7 @@
  */
 #include <config.h>
 
-#include <libgen.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,38 +20,6 @@
 #include "fit_job.h"
 #include "report.h"
 #include "work_pool.h"
-
-/* The group of the run at FILE (RUN when it is read already). */
-static char *group_of(const struct compare_settings *s, const char *file, const tb_run *run,
-                      char *err, size_t errlen)
-{
-    if (strcmp(s->group_by, "dir") == 0) {
-        char *copy = strdup(file);
-        char *g = copy ? strdup(basename(dirname(copy))) : NULL;
-        free(copy);
-        return g;
-    }
-    if (strncmp(s->group_by, "re:", 3) == 0) {
-        regmatch_t m[2];
-        if (regexec(&s->re, file, 2, m, 0) == 0 && m[1].rm_so >= 0)
-            return strndup(file + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
-        snprintf(err, errlen, "%s: the path does not match --group-by %s", file, s->group_by);
-        return NULL;
-    }
-    const char *key = s->group_by + 5;
-    tb_run *own = NULL;
-    if (!run) {
-        if (!(own = tb_run_read(file, NULL, err, errlen)))
-            return NULL;   /* the reader's message says which file and why */
-        run = own;
-    }
-    const char *v = tb_run_meta(run, key);
-    char *g = v ? strdup(v) : NULL;
-    if (!v)
-        snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
-    tb_run_free(own);
-    return g;
-}
 
 /* FNV-1a of the run's bytes and of the options that change its fit; the
  * leading version changes with what a fit gives (v2: k_spans_zero). */
@@ -150,7 +116,7 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
         tb_result *rows = NULL;
         size_t n = 0;
         if (tb_results_read(key, &rows, &n, err, sizeof err) == 0) {
-            char *group = group_of(s, in->path, NULL, err, sizeof err);
+            char *group = tb_grouping_of(&s->grouping, in->path, NULL, err, sizeof err);
             for (size_t i = 0; i < n; i++) {
                 char *g = group ? strdup(group) : NULL;
                 free(rows[i].file);
@@ -185,7 +151,7 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
             return;
         }
     }
-    char *group = group_of(s, in->path, d.runs[0], err, sizeof err);
+    char *group = tb_grouping_of(&s->grouping, in->path, d.runs[0], err, sizeof err);
     if (!group) {
         say(in, msg, "%s", err);
         in->status = COMPARE_INPUT;
@@ -262,7 +228,7 @@ static void read_input(const struct compare_settings *s, struct compare_input *i
             in->status = COMPARE_INPUT;
         }
         for (size_t i = 0; i < n; i++) {
-            char *g = group_of(s, rows[i].file, NULL, err, sizeof err);
+            char *g = tb_grouping_of(&s->grouping, rows[i].file, NULL, err, sizeof err);
             if (!g || add_row(in, &rows[i], g) < 0) {
                 say(in, msg, "%s", g ? "out of memory" : err);
                 in->status = COMPARE_INPUT;

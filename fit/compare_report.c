@@ -232,9 +232,9 @@ static void print_markdown(const struct compare_settings *s, const struct compar
     }
 }
 
-/* The first column's rows as tb-fit results filed under their group, for
- * tb-plot compare --group-by dir, which draws the figure: one plotting
- * program, not a second one here. */
+/* The first column's rows as tb-fit results, in the table's group order,
+ * for tb-plot compare with the same --group-by, which draws the figure:
+ * one plotting program, and one way of grouping (grouping.c). */
 int compare_plot(const struct compare_settings *s, const struct compare_row *rows, size_t n,
                  const struct compare_table *t)
 {
@@ -251,17 +251,12 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
             const tb_result *r = &rows[i].r;
             if (strcmp(rows[i].group, t->groups[g]) || strcmp(r->column, t->columns[0]))
                 continue;
-            char *copy = strdup(r->file), *key = NULL;
-            if (!copy || asprintf(&key, "%s/%s", t->groups[g], basename(copy)) < 0)
-                key = NULL;
-            tb_csv_string(f, key ? key : "?");
+            tb_csv_string(f, r->file);
             fputc(',', f);
             tb_csv_string(f, r->column);
             fprintf(f, ",%.17g,%.17g,%.17g,", r->t_inf.value, r->t_inf.lo, r->t_inf.hi);
             tb_csv_number(f, r->ops_per_s);
             fputc('\n', f);
-            free(key);
-            free(copy);
         }
     }
     if (fclose(f) != 0) {
@@ -283,7 +278,7 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
     char title[256];
     snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
              t->groups[t->baseline]);
-    char *const argv[] = {tool ? tool : "tb-plot", "compare", results, "--group-by", "dir",
+    char *const argv[] = {tool ? tool : "tb-plot", "compare", results, "--group-by", (char *)s->group_by,
                           "--ops", "--title", title, "-o", (char *)s->plot, NULL};
     int status = COMPARE_INPUT;
     fflush(stdout);

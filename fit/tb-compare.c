@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,10 +142,6 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
         }
         switch (c) {
         case 'g':
-            if (strcmp(optarg, "dir") != 0 && strncmp(optarg, "re:", 3) != 0 &&
-                !(strncmp(optarg, "meta:", 5) == 0 && optarg[5])) {
-                return usage_error("--group-by wants meta:KEY, dir or re:REGEX, not '%s'", optarg);
-            }
             s->group_by = optarg;
             break;
         case OPT_GROUP_ORDER:
@@ -222,14 +217,8 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
         return usage_error("%s", "no input given");
     if (tb_model_check(&s->m, err, sizeof err) < 0)
         return usage_error("%s", err);
-    if (strncmp(s->group_by, "re:", 3) == 0) {
-        int rc2 = regcomp(&s->re, s->group_by + 3, REG_EXTENDED);
-        if (rc2 != 0) {
-            regerror(rc2, &s->re, err, sizeof err);
-            return usage_error("--group-by: %s", err);
-        }
-        s->re_compiled = 1;
-    }
+    if (tb_grouping_init(&s->grouping, s->group_by, err, sizeof err) < 0)
+        return usage_error("%s", err);
     return -1;
 }
 
@@ -250,8 +239,7 @@ static void settings_free(struct compare_settings *s)
     free(s->work);
     free(s->group_order);
     free(s->group_order_buf);
-    if (s->re_compiled)
-        regfree(&s->re);
+    tb_grouping_free(&s->grouping);
     tb_model_settings_free(&s->m);
 }
 

@@ -17,7 +17,7 @@ struct plot_settings {
     struct tb_model_settings m; /* as tb-fit's: order, ambient, window... */
     double tolerance, step;
     int overlay;
-    const char *group_by;       /* compare: NULL, "dir" or "re:REGEX" */
+    const char *group_by;       /* compare: NULL, "dir", "meta:KEY" or "re:REGEX" */
     int ops;                    /* compare: operations per second too */
 };
 

@@ -10,11 +10,12 @@
 #include <libgen.h>
 #include <math.h>
 #include <plplot.h>
-#include <regex.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grouping.h"
 #include "plot.h"
 
 struct group {
@@ -24,33 +25,24 @@ struct group {
     tb_estimate own;         /* the fit's interval, for a group of one */
 };
 
-/* The group a result belongs to: its directory, a regex's first group, or
- * itself ("file: column"). */
-static char *group_key(const struct plot_settings *s, const tb_result *r, const regex_t *re)
+/* The group a result belongs to, as tb-compare says (G), or itself
+ * ("file: column").  NULL with a message in ERR. */
+static char *group_key(const struct tb_grouping *g, const tb_result *r, char *err, size_t errlen)
 {
-    char *key = NULL;
-    if (!s->group_by) {
-        char *copy = strdup(r->file);
-        if (!copy)
-            return NULL;
-        char *base = basename(copy), *dot = strrchr(base, '.');
-        if (dot && strcmp(dot, ".csv") == 0)
-            *dot = '\0';
-        if (asprintf(&key, "%s: %s", base, r->column) < 0)
-            key = NULL;
-        free(copy);
-        return key;
-    }
-    if (strcmp(s->group_by, "dir") == 0) {
-        char *copy = strdup(r->file);
-        key = copy ? strdup(basename(dirname(copy))) : NULL;
-        free(copy);
-        return key;
-    }
-    regmatch_t m[2];
-    if (regexec(re, r->file, 2, m, 0) == 0 && m[1].rm_so >= 0)
-        return strndup(r->file + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
-    return strdup("(no match)");
+    if (g)
+        return tb_grouping_of(g, r->file, NULL, err, errlen);
+    char *copy = strdup(r->file), *key = NULL;
+    if (!copy)
+        return NULL;
+    char *base = basename(copy), *dot = strrchr(base, '.');
+    if (dot && strcmp(dot, ".csv") == 0)
+        *dot = '\0';
+    if (asprintf(&key, "%s: %s", base, r->column) < 0)
+        key = NULL;
+    free(copy);
+    if (!key)
+        snprintf(err, errlen, "out of memory");
+    return key;
 }
 
 #define LABEL_MAX 30
@@ -76,10 +68,16 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     size_t nrows = 0, ngroups = 0;
     struct group *groups = NULL;
     char err[TB_ERRMAX];
-    regex_t re;
-    int have_re = 0, status = PLOT_EXIT_OK;
+    struct tb_grouping grouping;
+    int status = PLOT_EXIT_OK;
 
     for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "tb-plot: %s: a directory: compare draws tb-fit results "
+                    "(tb-fit -f csv RUNS > results.csv; or tb-compare --plot)\n", paths[i]);
+            return PLOT_EXIT_INPUT;
+        }
         if (tb_results_read(paths[i], &rows, &nrows, err, sizeof err) < 0) {
             fprintf(stderr, "tb-plot: %s\n", err);
             tb_results_free(rows, nrows);
@@ -90,24 +88,24 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         fprintf(stderr, "tb-plot: no results in the files given\n");
         return PLOT_EXIT_INPUT;
     }
-    if (s->group_by && strncmp(s->group_by, "re:", 3) == 0) {
-        int rc = regcomp(&re, s->group_by + 3, REG_EXTENDED);
-        if (rc != 0) {
-            regerror(rc, &re, err, sizeof err);
-            fprintf(stderr, "tb-plot: --group-by: %s: %s\n", s->group_by + 3, err);
-            tb_results_free(rows, nrows);
-            return PLOT_EXIT_INPUT;
-        }
-        have_re = 1;
+    if (s->group_by && tb_grouping_init(&grouping, s->group_by, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        tb_results_free(rows, nrows);
+        return PLOT_EXIT_INPUT;
     }
     groups = calloc(nrows, sizeof *groups);
     for (size_t i = 0; groups && i < nrows; i++) {
-        char *key = group_key(s, &rows[i], &re);
+        char *key = group_key(s->group_by ? &grouping : NULL, &rows[i], err, sizeof err);
+        if (!key) {
+            fprintf(stderr, "tb-plot: %s\n", err);
+            status = PLOT_EXIT_INPUT;
+            break;
+        }
         size_t g = 0;
-        while (g < ngroups && strcmp(groups[g].name, key ? key : "") != 0)
+        while (g < ngroups && strcmp(groups[g].name, key) != 0)
             g++;
         if (g == ngroups) {
-            groups[g].name = key ? key : strdup("?");
+            groups[g].name = key;
             groups[g].t_inf = calloc(nrows, sizeof(double));
             groups[g].ops = calloc(nrows, sizeof(double));
             groups[g].own = rows[i].t_inf;
@@ -118,6 +116,12 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         groups[g].t_inf[groups[g].n++] = rows[i].t_inf.value;
         if (isfinite(rows[i].ops_per_s))
             groups[g].ops[groups[g].nops++] = rows[i].ops_per_s;
+    }
+    if (!groups || status != PLOT_EXIT_OK) {
+        if (!groups)
+            fprintf(stderr, "tb-plot: out of memory\n");
+        status = PLOT_EXIT_INPUT;
+        goto done;
     }
 
     double x[256], y[256], ylo[256], yhi[256], oy[256];
@@ -212,15 +216,15 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     }
     legend_draw_outside_top(&lg);
     figure_end();
-
+done:
     for (size_t g = 0; g < ngroups; g++) {
         free(groups[g].name);
         free(groups[g].t_inf);
         free(groups[g].ops);
     }
     free(groups);
-    if (have_re)
-        regfree(&re);
+    if (s->group_by)
+        tb_grouping_free(&grouping);
     tb_results_free(rows, nrows);
     return status;
 }

@@ -45,8 +45,9 @@ static const char usage_text[] =
     "      --overlay          fit: all columns in one panel\n"
     "      --tolerance=DEG    runlength: tolerance in °C (default 0.5)\n"
     "      --step=TIME        runlength: growth of the prefixes (default 60s)\n"
-    "      --group-by=HOW     compare: dir (the file's directory) or re:REGEX\n"
-    "                         (its first group in the file's path)\n"
+    "      --group-by=HOW     compare: dir (the run's directory), meta:KEY (its\n"
+    "                         \"# KEY: value\" line) or re:REGEX (its first group\n"
+    "                         in the run's path), as tb-compare groups runs\n"
     "      --ops              compare: operations per second on a second axis\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -169,8 +170,9 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
                 return usage_error("--step wants a positive time, not '%s'", optarg);
             break;
         case OPT_GROUP_BY:
-            if (strcmp(optarg, "dir") != 0 && strncmp(optarg, "re:", 3) != 0)
-                return usage_error("--group-by wants dir or re:REGEX, not '%s'", optarg);
+            if (strcmp(optarg, "dir") != 0 && strncmp(optarg, "re:", 3) != 0 &&
+                !(strncmp(optarg, "meta:", 5) == 0 && optarg[5]))
+                return usage_error("--group-by wants meta:KEY, dir or re:REGEX, not '%s'", optarg);
             s->group_by = optarg;
             break;
         case OPT_OPS: s->ops = 1; break;

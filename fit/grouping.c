@@ -1,0 +1,74 @@
+/*
+ * grouping.c -- the group of a run, by directory, metadata or path regex.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grouping.h"
+
+int tb_grouping_init(struct tb_grouping *g, const char *how, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    g->how = how;
+    if (strcmp(how, "dir") == 0 || (strncmp(how, "meta:", 5) == 0 && how[5]))
+        return 0;
+    if (strncmp(how, "re:", 3) != 0) {
+        snprintf(err, errlen, "--group-by wants meta:KEY, dir or re:REGEX, not '%s'", how);
+        return -1;
+    }
+    int rc = regcomp(&g->re, how + 3, REG_EXTENDED);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &g->re, why, sizeof why);
+        snprintf(err, errlen, "--group-by: %s: %s", how + 3, why);
+        return -1;
+    }
+    g->have_re = 1;
+    return 0;
+}
+
+void tb_grouping_free(struct tb_grouping *g)
+{
+    if (g->have_re)
+        regfree(&g->re);
+    g->have_re = 0;
+}
+
+char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,
+                     char *err, size_t errlen)
+{
+    if (strcmp(g->how, "dir") == 0) {
+        char *copy = strdup(file);
+        char *group = copy ? strdup(basename(dirname(copy))) : NULL;
+        free(copy);
+        if (!group)
+            snprintf(err, errlen, "out of memory");
+        return group;
+    }
+    if (g->have_re) {
+        regmatch_t m[2];
+        if (regexec(&g->re, file, 2, m, 0) == 0 && m[1].rm_so >= 0)
+            return strndup(file + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+        snprintf(err, errlen, "%s: the path does not match --group-by %s", file, g->how);
+        return NULL;
+    }
+    const char *key = g->how + 5;
+    tb_run *own = NULL;
+    if (!run) {
+        if (!(own = tb_run_read(file, NULL, err, errlen)))
+            return NULL;   /* the reader's message says which file and why */
+        run = own;
+    }
+    const char *v = tb_run_meta(run, key);
+    char *group = v ? strdup(v) : NULL;
+    if (!v)
+        snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
+    tb_run_free(own);
+    return group;
+}
