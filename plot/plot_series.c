@@ -20,21 +20,6 @@
 static const int colours[] = {C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN, C_TEAL,
                               C_PINK, C_OLIVE};
 
-/* A hole in a sparse series is a step over three median periods. */
-static double gap_of(const tb_column *c, double scale)
-{
-    if (c->n < 3)
-        return NAN;
-    double *dt = malloc((c->n - 1) * sizeof *dt);
-    if (!dt)
-        return NAN;
-    for (size_t i = 1; i < c->n; i++)
-        dt[i - 1] = c->t[i] - c->t[i - 1];
-    double med = gsl_stats_median(dt, 1, c->n - 1);
-    free(dt);
-    return 3 * med / scale;
-}
-
 /* Frequencies in MHz or GHz rather than with an exponent on the axis. */
 static double unit_scale(const char *unit, double max, const char **shown)
 {
@@ -56,20 +41,83 @@ static double unit_scale(const char *unit, double max, const char **shown)
     return 1;
 }
 
-/* The points of C inside the window, in display units. */
-static size_t window_of(const tb_column *c, double from, double to, double scale,
+/* What raw draws of a column: its points, or for a work counter
+ * (NAME_work_done, thermobench's cumulative count of operations) its rate
+ * between successive points, in operations per second. */
+struct series {
+    const char *name;
+    const char *unit;
+    size_t n;
+    const double *t, *v;
+    double *owned;          /* the rate's t and v, when computed */
+    char label[160];
+};
+
+static int is_work_counter(const tb_column *c)
+{
+    size_t len = strlen(c->name);
+    return !*c->unit && len > 10 && strcmp(c->name + len - 10, "_work_done") == 0;
+}
+
+static int series_of(const tb_column *c, struct series *se)
+{
+    memset(se, 0, sizeof *se);
+    se->name = c->name;
+    se->unit = c->unit;
+    se->n = c->n;
+    se->t = c->t;
+    se->v = c->v;
+    snprintf(se->label, sizeof se->label, "%s", c->name);
+    if (!is_work_counter(c) || c->n < 2)
+        return 0;
+    if (!(se->owned = malloc(2 * (c->n - 1) * sizeof *se->owned)))
+        return -1;
+    double *t = se->owned, *v = se->owned + c->n - 1;
+    size_t m = 0;
+    for (size_t i = 1; i < c->n; i++) {
+        double dt = c->t[i] - c->t[i - 1];
+        if (!(dt > 0))
+            continue;
+        t[m] = c->t[i];
+        v[m++] = (c->v[i] - c->v[i - 1]) / dt;
+    }
+    se->t = t;
+    se->v = v;
+    se->n = m;
+    se->unit = "operations/s";
+    snprintf(se->label, sizeof se->label, "%.*s work rate", (int)(strlen(c->name) - 10), c->name);
+    return 0;
+}
+
+/* A hole in a sparse series is a step over three median periods. */
+static double gap_of_series(const struct series *se, double scale)
+{
+    if (se->n < 3)
+        return NAN;
+    double *dt = malloc((se->n - 1) * sizeof *dt);
+    if (!dt)
+        return NAN;
+    for (size_t i = 1; i < se->n; i++)
+        dt[i - 1] = se->t[i] - se->t[i - 1];
+    double med = gsl_stats_median(dt, 1, se->n - 1);
+    free(dt);
+    return 3 * med / scale;
+}
+
+/* The points of SE inside the window, in display units. */
+static size_t window_of(const struct series *se, double from, double to, double scale,
                         double vscale, double **x, double **y)
 {
     size_t n = 0;
-    *x = malloc((c->n ? c->n : 1) * sizeof **x);
-    *y = malloc((c->n ? c->n : 1) * sizeof **y);
+    *x = malloc((se->n ? se->n : 1) * sizeof **x);
+    *y = malloc((se->n ? se->n : 1) * sizeof **y);
     if (!*x || !*y)
         return 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->t[i] < from || c->t[i] > to)
+    for (size_t i = 0; i < se->n; i++) {
+        if (se->t[i] < from || se->t[i] > to)
             continue;
-        (*x)[n] = c->t[i] / scale;
-        (*y)[n++] = c->v[i] / vscale;
+        (*x)[n] = se->t[i] / scale;
+        (*y)[n++] = se->v[i] / vscale;
     }
     return n;
 }
@@ -79,6 +127,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
     size_t *idx, n;
     tb_run *run = plot_read_run(path, &idx, &n, s, 0);
     const char *units[2] = {NULL, NULL};
+    int status = PLOT_EXIT_OK;
 
     if (!run)
         return PLOT_EXIT_INPUT;
@@ -94,8 +143,22 @@ int plot_raw(const struct plot_settings *s, const char *path)
     }
     if (amb && !has_amb && has_temp && strcmp(tb_run_column(run, amb)->unit, "°C") == 0)
         idx[n++] = amb;
+    struct series *se = calloc(n ? n : 1, sizeof *se);
+    if (!se) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        free(idx);
+        tb_run_free(run);
+        return PLOT_EXIT_INPUT;
+    }
     for (size_t k = 0; k < n; k++) {
-        const char *u = tb_run_column(run, idx[k])->unit;
+        if (series_of(tb_run_column(run, idx[k]), &se[k]) < 0) {
+            fprintf(stderr, "tb-plot: out of memory\n");
+            status = PLOT_EXIT_INPUT;
+            goto done;
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        const char *u = se[k].unit;
         if (units[0] && strcmp(units[0], u) == 0)
             continue;
         if (units[1] && strcmp(units[1], u) == 0)
@@ -108,31 +171,28 @@ int plot_raw(const struct plot_settings *s, const char *path)
             fprintf(stderr, "tb-plot: %s: columns in more than two units (%s, %s, %s): "
                     "choose columns of at most two\n", path, *units[0] ? units[0] : "none",
                     *units[1] ? units[1] : "none", *u ? u : "none");
-            free(idx);
-            tb_run_free(run);
-            return PLOT_EXIT_INPUT;
+            status = PLOT_EXIT_INPUT;
+            goto done;
         }
     }
 
     double t_min = INFINITY, t_max = -INFINITY, lo[2] = {INFINITY, INFINITY},
            hi[2] = {-INFINITY, -INFINITY};
     for (size_t k = 0; k < n; k++) {
-        const tb_column *c = tb_run_column(run, idx[k]);
-        int axis = strcmp(c->unit, units[0]) == 0 ? 0 : 1;
-        for (size_t i = 0; i < c->n; i++) {
-            if (c->t[i] < s->m.from || c->t[i] > s->m.to)
+        int axis = strcmp(se[k].unit, units[0]) == 0 ? 0 : 1;
+        for (size_t i = 0; i < se[k].n; i++) {
+            if (se[k].t[i] < s->m.from || se[k].t[i] > s->m.to)
                 continue;
-            t_min = fmin(t_min, c->t[i]);
-            t_max = fmax(t_max, c->t[i]);
-            lo[axis] = fmin(lo[axis], c->v[i]);
-            hi[axis] = fmax(hi[axis], c->v[i]);
+            t_min = fmin(t_min, se[k].t[i]);
+            t_max = fmax(t_max, se[k].t[i]);
+            lo[axis] = fmin(lo[axis], se[k].v[i]);
+            hi[axis] = fmax(hi[axis], se[k].v[i]);
         }
     }
     if (!isfinite(t_min)) {
         fprintf(stderr, "tb-plot: %s: no points to draw in the window\n", path);
-        free(idx);
-        tb_run_free(run);
-        return PLOT_EXIT_INPUT;
+        status = PLOT_EXIT_INPUT;
+        goto done;
     }
     const char *xlabel;
     double scale = time_scale(t_max - t_min, &xlabel);
@@ -155,30 +215,32 @@ int plot_raw(const struct plot_settings *s, const char *path)
     struct legend lg = {0};
     for (int a = 0; a < (units[1] ? 2 : 1); a++) {
         if (a == 0) {
-            draw_axes(0.09, units[1] ? 0.90 : 0.97, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
-                      "bcnst", units[1] ? "bnstv" : "bcnstv", xlabel, ylabel[0]);
+            draw_axes(0.09, units[1] ? 0.87 : 0.97, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
+                      "bcnst", units[1] ? "bnstvf" : "bcnstvf", xlabel, ylabel[0]);
         } else {
             plwind(t_lo, t_hi, lo[1], hi[1]);
             plcol0(C_BLACK);
-            plbox("", 0, 0, "cmstv", 0, 0);
-            plmtex("r", 5.6, 0.5, 0.5, ylabel[1]);
+            plbox("", 0, 0, "cmstvf", 0, 0);
+            /* clear of the tick labels, as wide as the largest value */
+            char widest[32];
+            snprintf(widest, sizeof widest, "%.4g", fmax(fabs(lo[1]), fabs(hi[1])));
+            plmtex("r", 2.5 + 0.7 * (double)strlen(widest), 0.5, 0.5, ylabel[1]);
         }
         for (size_t k = 0; k < n; k++) {
-            const tb_column *c = tb_run_column(run, idx[k]);
-            if ((strcmp(c->unit, units[0]) == 0) != (a == 0))
+            if ((strcmp(se[k].unit, units[0]) == 0) != (a == 0))
                 continue;
             double *x, *y;
-            size_t m = window_of(c, s->m.from, s->m.to, scale, vscale[a], &x, &y);
+            size_t m = window_of(&se[k], s->m.from, s->m.to, scale, vscale[a], &x, &y);
             int colour = colours[k % 9], style = a == 0 ? 1 : 2;
             if (idx[k] == amb)
                 colour = C_GREY;
             if (m == 1)
                 draw_points(1, x, y, colour);
-            draw_line(m, x, y, gap_of(c, scale), colour, style, 2);
+            draw_line(m, x, y, gap_of_series(&se[k], scale), colour, style, 2);
             free(x);
             free(y);
-            static char text[16][128];
-            snprintf(text[k % 16], sizeof text[k % 16], "%s%s", c->name,
+            static char text[16][192];
+            snprintf(text[k % 16], sizeof text[k % 16], "%s%s", se[k].label,
                      units[1] ? (a == 0 ? " (left axis)" : " (right axis)") : "");
             legend_line(&lg, text[k % 16], colour, style, 2);
         }
@@ -188,9 +250,13 @@ int plot_raw(const struct plot_settings *s, const char *path)
     plmtex("t", 1.2, 0.5, 0.5, s->fig.title ? s->fig.title : path);
     legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
     figure_end();
+done:
+    for (size_t k = 0; k < n; k++)
+        free(se[k].owned);
+    free(se);
     free(idx);
     tb_run_free(run);
-    return PLOT_EXIT_OK;
+    return status;
 }
 
 int plot_runlength(const struct plot_settings *s, const char *path)
