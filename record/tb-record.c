@@ -411,8 +411,9 @@ static void record(struct recorder *r, const sigset_t *unblocked)
         if (now >= limit)
             break;
         if (r->have_bench && process_reap(&r->bench)) {
-            while (process_read(&r->bench, on_benchmark_line, r) == 0)
-                ;
+            /* what it wrote before it ended; a child of it may hold the
+             * pipe open, so no waiting for the end of the output */
+            process_read(&r->bench, on_benchmark_line, r);
             break;
         }
         wait_for_output(r, next < limit ? next : limit, unblocked);

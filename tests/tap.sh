@@ -50,6 +50,11 @@ started() {
     done
 }
 
+# alive_pid PID: that process is running (not a zombie).
+alive_pid() {
+    [ -n "$(ps -o stat= -p "$1" 2>/dev/null | grep -v '^Z')" ]
+}
+
 # A number of this run, to tell its processes from any other's.
 u=$$
 
