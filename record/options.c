@@ -39,7 +39,8 @@ static const char usage_text[] =
     "  -S, --sensor=\"FILE [NAME [UNIT]]\"\n"
     "                            sample FILE as column NAME/UNIT; may be repeated\n"
     "  -s, --sensors_file=FILE   sensors from FILE: one \"FILE [NAME [UNIT]]\" or\n"
-    "                            \"!COMMAND\" a line, # starts a comment\n"
+    "                            \"!SPEC\" (a helper, as --exec) a line; #\n"
+    "                            starts a comment\n"
     "  -A, --all-sensors         sample every sensor --list-sensors finds\n"
     "      --list-sensors        print the sensors found and exit\n"
     "  -u, --cpu-usage           record each CPU's load in % from /proc/stat\n"
@@ -261,12 +262,29 @@ static int add_sensor(struct record_settings *s, const char *spec,
     return 0;
 }
 
+/* A helper from an --exec SPEC or a sensors file's !SPEC line. */
+static int add_exec(struct record_settings *s, const char *spec, char *err, size_t errlen)
+{
+    struct exec_spec e;
+    if (record_parse_exec_spec(spec, &e, err, errlen) < 0)
+        return -1;
+    struct exec_spec *ne = realloc(s->execs, (s->nexecs + 1) * sizeof *ne);
+    if (!ne) {
+        exec_spec_free(&e);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->execs = ne;
+    ne[s->nexecs++] = e;
+    return 0;
+}
+
 int record_read_sensors_file(const char *path, struct record_settings *s,
                              char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL, msg[512];
-    size_t size = 0, lineno = 0, before = s->nsensors + s->nsensor_cmds;
+    size_t size = 0, lineno = 0, before = s->nsensors;
     int rc = 0;
 
     if (!f) {
@@ -279,14 +297,9 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
         p[strcspn(p, "\r\n")] = '\0';
         if (*p == '#' || *p == '\0')
             continue;
-        if (*p == '!') {
-            if (!p[1 + strspn(p + 1, " \t")]) {
-                snprintf(err, errlen, "%s:%zu: '!' without a command", path, lineno);
-                rc = -1;
-                break;
-            }
-            if (push_string(&s->sensor_cmds, &s->nsensor_cmds, p + 1) < 0) {
-                snprintf(err, errlen, "out of memory");
+        if (*p == '!') {   /* a helper, as thermobench runs these: --exec SPEC */
+            if (add_exec(s, p + 1, msg, sizeof msg) < 0) {
+                snprintf(err, errlen, "%s:%zu: %s", path, lineno, msg);
                 rc = -1;
                 break;
             }
@@ -302,8 +315,9 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
         snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }
-    /* An empty sensors file (/dev/null) asks for no sensor at all. */
-    if (rc == 0 && s->nsensors + s->nsensor_cmds == before)
+    /* A sensors file without sensor lines (/dev/null, or helpers only)
+     * asks for no sensor at all: no search for thermal zones. */
+    if (rc == 0 && s->nsensors == before)
         s->no_sensors = 1;
     free(line);
     fclose(f);
@@ -385,19 +399,10 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("out of memory", NULL);
             break;
         case 'l': s->stdout_column = 1; break;
-        case 'e': {
-            struct exec_spec e;
-            if (record_parse_exec_spec(optarg, &e, err, sizeof err) < 0)
+        case 'e':
+            if (add_exec(s, optarg, err, sizeof err) < 0)
                 return usage_error("--exec: ", err);
-            struct exec_spec *ne = realloc(s->execs, (s->nexecs + 1) * sizeof *ne);
-            if (!ne) {
-                exec_spec_free(&e);
-                return usage_error("out of memory", NULL);
-            }
-            s->execs = ne;
-            ne[s->nexecs++] = e;
             break;
-        }
         case 'E': s->exec_wait = 1; break;
         case 'u': s->cpu_usage = 1; break;
         case 'w':
@@ -474,9 +479,6 @@ void record_settings_free(struct record_settings *s)
         free(s->sensors[i].unit);
     }
     free(s->sensors);
-    for (size_t i = 0; i < s->nsensor_cmds; i++)
-        free(s->sensor_cmds[i]);
-    free(s->sensor_cmds);
     for (size_t i = 0; i < s->ncolumns; i++)
         free(s->columns[i]);
     free(s->columns);

@@ -24,7 +24,7 @@ struct sensor_spec {
     char *unit;   /* NULL: the unit the sensor's kind implies */
 };
 
-/* A column fed by a helper command (--exec) or a sensors-file command. */
+/* A column fed by a helper command (--exec, or a sensors file's !SPEC). */
 struct exec_column {
     char *name;
     int is_key;      /* "KEY=": takes the helper's KEY=VALUE lines */
@@ -48,12 +48,10 @@ struct record_settings {
     struct sensor_spec *sensors;
     size_t nsensors;
     int no_sensors;            /* a sensors file of /dev/null: none at all */
-    char **sensor_cmds;        /* "!COMMAND" lines of sensors files */
-    size_t nsensor_cmds;
     char **columns;            /* KEYs of the benchmark's KEY=VALUE lines */
     size_t ncolumns;
     int stdout_column;         /* -l: other benchmark lines to "stdout" */
-    struct exec_spec *execs;
+    struct exec_spec *execs;   /* --exec, and the !SPEC lines of sensors files */
     size_t nexecs;
     int exec_wait;
     int cpu_usage;

@@ -1,6 +1,6 @@
 /*
  * process.h -- the processes tb-record runs: the benchmark, --exec
- * helpers, sensors-file commands and the fan command.
+ * helpers (and sensors files' !SPEC lines) and the fan command.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

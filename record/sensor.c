@@ -435,11 +435,11 @@ int sensors_open(const struct record_settings *s, struct sensor **out,
 
     *out = NULL;
     *n = 0;
-    if (s->all_sensors || (s->nsensors == 0 && !s->no_sensors && s->nsensor_cmds == 0))
+    if (s->all_sensors || (s->nsensors == 0 && !s->no_sensors))
         find_all(s, &l, s->all_sensors);
     count = l.n + s->nsensors;
     if (count == 0) {
-        if (s->no_sensors || s->nsensor_cmds > 0)
+        if (s->no_sensors)
             return 0;
         snprintf(err, errlen, "no sensor given and no thermal zone found under %s "
                  "(use -S FILE)", s->sysfs_root ? s->sysfs_root : "/sys");

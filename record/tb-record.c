@@ -55,29 +55,19 @@ struct helper {
     int running;
 };
 
-/* A sensors-file command: run at every sample, its KEY=VALUE lines fill
- * the columns found when it was first run. */
-struct sensor_cmd {
-    const char *cmd;
-    size_t first_col, ncols;
-    char **keys;
-};
-
 struct recorder {
     const struct record_settings *s;
     struct sensor *sensors;
     size_t nsensors;
     struct cpu_load cpu;
     int have_cpu;
-    struct sensor_cmd *cmds;
-    size_t ncmds;
     struct helper *helpers;
     size_t nhelpers;
 
     const char **headers;   /* every column after time */
     char **owned_headers;   /* the ones built here */
     size_t ncols;
-    size_t col_cpu, col_cmds, col_bench, col_stdout, col_exec;
+    size_t col_cpu, col_bench, col_stdout, col_exec;
 
     char (*text)[VALUE_MAX];    /* a value buffer per column */
     const char **cells;         /* the row being written */
@@ -132,26 +122,6 @@ static void report_sensor(struct sensor *sn, int rc)
     sn->failing = rc < 0;
 }
 
-struct cmd_line_ctx {
-    struct recorder *r;
-    struct sensor_cmd *c;
-};
-
-static void on_cmd_line(void *ctx, char *line)
-{
-    struct cmd_line_ctx *x = ctx;
-    char *eq = strchr(line, '=');
-    if (!eq)
-        return;
-    *eq = '\0';
-    for (size_t k = 0; k < x->c->ncols; k++) {
-        if (strcmp(x->c->keys[k], line) == 0) {
-            snprintf(x->r->text[x->c->first_col + k], VALUE_MAX, "%s", eq + 1);
-            x->r->cells[x->c->first_col + k] = x->r->text[x->c->first_col + k];
-        }
-    }
-}
-
 static void sample(struct recorder *r)
 {
     int64_t t = now_ns();
@@ -164,10 +134,6 @@ static void sample(struct recorder *r)
         cpu_load_sample(&r->cpu);
         for (size_t i = 0; i < r->cpu.ncpu; i++)
             r->cells[r->col_cpu + i] = r->cpu.text[i];
-    }
-    for (size_t k = 0; k < r->ncmds; k++) {
-        struct cmd_line_ctx x = {r, &r->cmds[k]};
-        process_run(r->cmds[k].cmd, on_cmd_line, &x);
     }
     int any = r->col_bench > 0;   /* sampled columns, or values riding along */
     for (size_t c = r->col_exec; c < r->ncols; c++) {
@@ -551,31 +517,8 @@ static int add_header(struct recorder *r, char *owned, const char *name)
     return 0;
 }
 
-struct discover_ctx {
-    struct recorder *r;
-    struct sensor_cmd *c;
-    int failed;
-};
-
-static void on_discover_line(void *ctx, char *line)
-{
-    struct discover_ctx *x = ctx;
-    char *eq = strchr(line, '=');
-    if (!eq || eq == line)
-        return;
-    char **nk = realloc(x->c->keys, (x->c->ncols + 1) * sizeof *nk);
-    if (!nk || !(nk[x->c->ncols] = strndup(line, (size_t)(eq - line)))) {
-        if (nk)
-            x->c->keys = nk;
-        x->failed = 1;
-        return;
-    }
-    x->c->keys = nk;
-    x->c->ncols++;
-}
-
-/* Every column, in file order: sensors, CPU loads, sensors-file commands,
- * benchmark keys, stdout, helpers. */
+/* Every column, in file order: sensors, CPU loads, benchmark keys,
+ * stdout, helpers. */
 static int build_columns(struct recorder *r, char *err, size_t errlen)
 {
     const struct record_settings *s = r->s;
@@ -588,27 +531,6 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
         char *h = NULL;
         if (asprintf(&h, "CPU%zu_load/%%", i) < 0 || add_header(r, h, NULL) < 0)
             goto oom;
-    }
-    r->col_cmds = r->ncols;
-    if (s->nsensor_cmds && !(r->cmds = calloc(s->nsensor_cmds, sizeof *r->cmds)))
-        goto oom;
-    for (size_t k = 0; k < s->nsensor_cmds; k++) {
-        struct sensor_cmd *c = &r->cmds[k];
-        struct discover_ctx x = {r, c, 0};
-        c->cmd = s->sensor_cmds[k];
-        r->ncmds++;
-        int status = process_run(c->cmd, on_discover_line, &x);
-        if (x.failed)
-            goto oom;
-        if (status != 0 || c->ncols == 0) {
-            snprintf(err, errlen, "sensors command '%s' %s", c->cmd,
-                     status != 0 ? "failed" : "printed no KEY=VALUE line");
-            return -1;
-        }
-        c->first_col = r->ncols;
-        for (size_t i = 0; i < c->ncols; i++)
-            if (add_header(r, NULL, c->keys[i]) < 0)
-                goto oom;
     }
     r->col_bench = r->ncols;
     for (size_t k = 0; k < s->ncolumns; k++)
@@ -656,12 +578,6 @@ static void recorder_free(struct recorder *r)
     sensors_close(r->sensors, r->nsensors);
     if (r->have_cpu)
         cpu_load_close(&r->cpu);
-    for (size_t k = 0; k < r->ncmds; k++) {
-        for (size_t i = 0; i < r->cmds[k].ncols; i++)
-            free(r->cmds[k].keys[i]);
-        free(r->cmds[k].keys);
-    }
-    free(r->cmds);
     free(r->helpers);
     for (size_t i = 0; r->owned_headers && i < r->ncols; i++)
         free(r->owned_headers[i]);
