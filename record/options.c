@@ -420,13 +420,22 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("--fan-on wants a speed from 0 to 1, not ", optarg);
             break;
         case 'r': s->randomize = 1; break;
-        case OPT_SCHED_DEADLINE:
+        case OPT_SCHED_DEADLINE: {
+            char budget[32];
             s->sched_deadline = 1;
-            if (optarg && (parse_number(optarg, &x) < 0 || !(x > 0 && x <= 100)))
+            if (!optarg)
+                break;
+            /* "2" or "2%", as thermobench writes it */
+            snprintf(budget, sizeof budget, "%s", optarg);
+            size_t len = strlen(budget);
+            if (len > 0 && budget[len - 1] == '%')
+                budget[len - 1] = '\0';
+            if (strlen(optarg) >= sizeof budget || parse_number(budget, &x) < 0 ||
+                !(x > 0 && x <= 100))
                 return usage_error("--sched-deadline wants a budget in % of the period, not ", optarg);
-            if (optarg)
-                s->sched_deadline = x;
+            s->sched_deadline = x;
             break;
+        }
         case OPT_UNBUFFERED: s->unbuffered = 1; break;
         case OPT_FSYNC: s->fsync = 1; break;
         case 'A': s->all_sensors = 1; break;
