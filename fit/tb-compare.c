@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "compare.h"
@@ -262,9 +263,16 @@ int main(int argc, char **argv)
     openblas_set_num_threads(1);
 #endif
     status = COMPARE_SAME;
-    for (int i = optind; i < argc; i++)
-        if (tb_paths_add(&paths, argv[i], "tb-compare") < 0)
+    /* An input named that is not there is a mistake (a typo in a nightly
+     * job), not a run to leave out: nothing is compared. */
+    for (int i = optind; i < argc; i++) {
+        if (strcmp(argv[i], "-") != 0 && access(argv[i], R_OK) != 0) {
+            fprintf(stderr, "tb-compare: %s: %s\n", argv[i], strerror(errno));
             status = COMPARE_INPUT;
+        } else if (tb_paths_add(&paths, argv[i], "tb-compare") < 0) {
+            status = COMPARE_INPUT;
+        }
+    }
     if (s.cache && mkdir(s.cache, 0777) < 0 && errno != EEXIST) {
         fprintf(stderr, "tb-compare: --cache %s: %s\n", s.cache, strerror(errno));
         tb_paths_free(&paths);
@@ -318,9 +326,11 @@ int main(int argc, char **argv)
             status = COMPARE_INPUT;
             compare_table_free(&t);
         } else {
-            if (t.ngroups < 2)
-                fprintf(stderr, "tb-compare: warning: only one group (%s): nothing to compare it with\n",
-                        t.groups[0]);
+            if (t.ngroups < 2) {
+                fprintf(stderr, "tb-compare: only one group (%s) by --group-by %s: nothing to "
+                        "compare it with\n", t.groups[0], s.group_by);
+                status = COMPARE_INPUT;
+            }
             compare_report(&s, &t, nfailed);
             if (compare_regressed(&t))
                 status = COMPARE_REGRESSION;
