@@ -27,6 +27,12 @@ is() {
     fi
 }
 
+# skip DESCRIPTION: a test that cannot run here, said so.
+skip() {
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n # SKIP $1"
+}
+
 # alive PATTERN: a process (not a zombie) whose command line matches.
 alive() {
     for p in $(pgrep -f "$1"); do
