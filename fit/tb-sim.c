@@ -523,7 +523,9 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         if (i > 0)
             tb_modes_step(m, state, power_at(s, t - period), period);
         double p = power_at(s, t);
-        energy += p * period;
+        /* the counter grows in real time, so a power read from it (tb-record
+         * divides by real seconds) is the simulated power at any --speed */
+        energy += p * period / s->speed;
         for (int j = 0; j < s->sensors; j++) {
             double v = t0 + sensor_offset(j) + s->drift_per_h * t / 3600;
             for (size_t k = 0; k < m->n; k++)
