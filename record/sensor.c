@@ -514,6 +514,7 @@ static int first_number(char *buf)
 int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size)
 {
     ssize_t n = pread(sensor->fd, buf, size - 1, 0);
+    sensor->read_errno = n < 0 ? errno : 0;
     if (n >= 0)
         buf[n] = '\0';
     if (n < 0 || first_number(buf) < 0) {

@@ -115,7 +115,10 @@ static void write_event(struct recorder *r, size_t col, const char *value)
 
 static void report_sensor(struct sensor *sn, int rc)
 {
-    if (rc < 0 && !sn->failing)
+    if (rc < 0 && !sn->failing && sn->read_errno)
+        fprintf(stderr, "tb-record: sensor %s: cannot read: %s (recording nan)\n", sn->path,
+                strerror(sn->read_errno));
+    else if (rc < 0 && !sn->failing)
         fprintf(stderr, "tb-record: sensor %s: cannot read a number (recording nan)\n", sn->path);
     else if (rc == 0 && sn->failing)
         fprintf(stderr, "tb-record: sensor %s: readable again\n", sn->path);
@@ -280,14 +283,22 @@ static int64_t deadline(struct recorder *r, int64_t k, int64_t period)
 }
 
 /* Temperature of the first sensor in °C, for --wait and the progress. */
+/* A temperature sensor's TEXT in °C (the kernel's are in m°C). */
+static double celsius_of(const struct sensor *sn, const char *text)
+{
+    if (!text[0])
+        return NAN;
+    double v = strtod(text, NULL);
+    const char *slash = strchr(sn->header, '/');
+    return slash && strcmp(slash + 1, "°C") == 0 ? v : v / 1000;
+}
+
 static double sensor_celsius(struct sensor *sn, int64_t t)
 {
     char buf[VALUE_MAX];
-    if (sensor_read(sn, t, buf, sizeof buf) < 0 || !buf[0])
+    if (sensor_read(sn, t, buf, sizeof buf) < 0)
         return NAN;
-    double v = strtod(buf, NULL);
-    const char *slash = strchr(sn->header, '/');
-    return slash && strcmp(slash + 1, "°C") == 0 ? v : v / 1000;
+    return celsius_of(sn, buf);
 }
 
 static void show_progress(struct recorder *r, int64_t t, int final)
@@ -295,14 +306,14 @@ static void show_progress(struct recorder *r, int64_t t, int final)
     if (!r->progress)
         return;
     double elapsed = (double)(t - r->t0_ns) / 1e9;
-    fprintf(stderr, "\rtb-record: %.0f", elapsed);
+    fprintf(stderr, "\rtb-record: %.1f", elapsed);
     if (r->s->time_limit_s > 0)
-        fprintf(stderr, "/%.0f", r->s->time_limit_s);
+        fprintf(stderr, "/%g", r->s->time_limit_s);
     fprintf(stderr, " s, %lld rows", r->rows);
     for (size_t i = 0; i < r->nsensors && i < 3; i++)
         if (r->sensors[i].kind == SENSOR_FILE && strstr(r->sensors[i].header, "°C"))
-            fprintf(stderr, ", %.*s %s", (int)strcspn(r->sensors[i].header, "/"),
-                    r->sensors[i].header, r->text[i]);
+            fprintf(stderr, ", %.*s %.1f °C", (int)strcspn(r->sensors[i].header, "/"),
+                    r->sensors[i].header, celsius_of(&r->sensors[i], r->text[i]));
     fputs(final ? "\n" : "   ", stderr);
 }
 
