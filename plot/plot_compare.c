@@ -127,6 +127,9 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     double x[256], y[256], ylo[256], yhi[256], oy[256];
     double lo = INFINITY, hi = -INFINITY, olo = INFINITY, ohi = -INFINITY;
     size_t ng = ngroups < 256 ? ngroups : 256;
+    if (ng < ngroups)   /* more would not be told apart on a page anyway */
+        fprintf(stderr, "tb-plot: note: drawing the first 256 of %zu points; group the results "
+                "(--group-by) to see them all\n", ngroups);
     int any_ops = 0;
     for (size_t g = 0; g < ng; g++) {
         double half;
