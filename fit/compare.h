@@ -27,9 +27,7 @@ struct compare_settings {
     int shared_tau;
     const char *group_by;          /* "dir", "meta:KEY" or "re:REGEX" */
     struct tb_grouping grouping;   /* set up from group_by */
-    char *group_order_buf;
-    const char **group_order;
-    size_t ngroup_order;
+    const char *group_order;       /* --group-order G1,G2,... */
     const char *baseline;
     double threshold, tau_threshold, ops_threshold;
     enum compare_format format;

@@ -68,26 +68,6 @@ static int add_row(struct compare_input *in, const tb_result *r, char *group)
     return 0;
 }
 
-/* A fit as a result row, as tb-fit --format csv would give it. */
-static int fit_to_result(const struct tb_prepared *p, const tb_fit *fit, size_t series,
-                         tb_result *r)
-{
-    char flags[256];
-    const tb_fit_series *fs = &fit->series[series];
-    memset(r, 0, sizeof *r);
-    r->file = strdup(p->file);
-    r->column = strdup(tb_run_column(p->run, p->column)->name);
-    r->flags = strdup(tb_report_flags(fit->flags, flags, sizeof flags));
-    r->order = fit->order;
-    r->points = fs->n;
-    r->t_inf = fs->t_inf;
-    for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
-        r->tau[j] = j < fit->order ? fit->tau[j] : (tb_estimate){NAN, NAN, NAN};
-    r->rmse = fit->rmse;
-    r->ops_per_s = p->ops;
-    return r->file && r->column && r->flags ? 0 : -1;
-}
-
 static void say(struct compare_input *in, FILE *msg, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -184,7 +164,7 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
         for (size_t k = 0; k < np; k++) {
             tb_result r;
             char *g = strdup(group);
-            if (!g || fit_to_result(&p[k], &fit, k, &r) < 0 || add_row(in, &r, g) < 0) {
+            if (!g || tb_job_result(&p[k], &fit, k, &r) < 0 || add_row(in, &r, g) < 0) {
                 free(g);
                 say(in, msg, "out of memory");
                 in->status = COMPARE_INPUT;

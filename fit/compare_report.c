@@ -232,9 +232,9 @@ static void print_markdown(const struct compare_settings *s, const struct compar
     }
 }
 
-/* The first column's rows as tb-fit results, in the table's group order,
- * for tb-plot compare with the same --group-by, which draws the figure:
- * one plotting program, and one way of grouping (grouping.c). */
+/* The first column's rows as tb-fit results, for tb-plot compare with the
+ * same --group-by and --group-order, which draws the figure: one plotting
+ * program, and one way of grouping and ordering (grouping.c). */
 int compare_plot(const struct compare_settings *s, const struct compare_row *rows, size_t n,
                  const struct compare_table *t)
 {
@@ -279,7 +279,8 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
     snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
              t->groups[t->baseline]);
     char *const argv[] = {tool ? tool : "tb-plot", "compare", results, "--group-by", (char *)s->group_by,
-                          "--ops", "--title", title, "-o", (char *)s->plot, NULL};
+                          "--ops", "--title", title, "-o", (char *)s->plot,
+                          s->group_order ? "--group-order" : NULL, (char *)s->group_order, NULL};
     int status = COMPARE_INPUT;
     fflush(stdout);
     pid_t pid = fork();

@@ -56,11 +56,6 @@ static size_t index_of(char **v, size_t n, const char *s)
     return n;
 }
 
-static int compare_groups(const void *a, const void *b)
-{
-    return tb_natural_compare(*(char *const *)a, *(char *const *)b);
-}
-
 int compare_table_build(const struct compare_settings *s, const struct compare_row *rows,
                         size_t n, struct compare_table *t, char *err, size_t errlen)
 {
@@ -75,18 +70,8 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
         if (index_of(t->groups, t->ngroups, rows[i].group) == t->ngroups)
             t->groups[t->ngroups++] = rows[i].group;
     }
-    qsort(t->groups, t->ngroups, sizeof *t->groups, compare_groups);
-    /* --group-order first, the rest after in natural order */
-    for (size_t k = s->ngroup_order; k-- > 0;) {
-        size_t g = index_of(t->groups, t->ngroups, s->group_order[k]);
-        if (g == t->ngroups) {
-            snprintf(err, errlen, "--group-order: no group %s", s->group_order[k]);
-            return -1;
-        }
-        char *moved = t->groups[g];
-        memmove(t->groups + 1, t->groups, g * sizeof *t->groups);
-        t->groups[0] = moved;
-    }
+    if (tb_grouping_sort(&s->grouping, t->groups, t->ngroups, err, errlen) < 0)
+        return -1;
     t->baseline = s->baseline ? index_of(t->groups, t->ngroups, s->baseline) : 0;
     if (t->baseline == t->ngroups) {
         size_t used = (size_t)snprintf(err, errlen, "--baseline: no group %s; groups:", s->baseline);

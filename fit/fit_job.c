@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "fit_job.h"
+#include "report.h"
 
 void tb_say(FILE *msg, const char *prog, const char *fmt, ...)
 {
@@ -291,4 +292,23 @@ int tb_job_fit(const struct tb_job_request *req, const struct tb_prepared *p, si
         if (isfinite(p[i].throttled_since))
             fit->flags |= TB_FIT_THROTTLED;
     return rc;
+}
+
+/* A fit as a result row, as tb-fit --format csv would give it. */
+int tb_job_result(const struct tb_prepared *p, const tb_fit *fit, size_t series, tb_result *r)
+{
+    char flags[256];
+    const tb_fit_series *fs = &fit->series[series];
+    memset(r, 0, sizeof *r);
+    r->file = strdup(p->file);
+    r->column = strdup(tb_run_column(p->run, p->column)->name);
+    r->flags = strdup(tb_report_flags(fit->flags, flags, sizeof flags));
+    r->order = fit->order;
+    r->points = fs->n;
+    r->t_inf = fs->t_inf;
+    for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
+        r->tau[j] = j < fit->order ? fit->tau[j] : (tb_estimate){NAN, NAN, NAN};
+    r->rmse = fit->rmse;
+    r->ops_per_s = p->ops;
+    return r->file && r->column && r->flags ? 0 : -1;
 }

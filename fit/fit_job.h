@@ -70,6 +70,11 @@ void tb_job_free(struct tb_job_data *data);
 int tb_job_fit(const struct tb_job_request *req, const struct tb_prepared *p, size_t np,
                tb_fit *fit, char *err, size_t errlen);
 
+/* Series SERIES of FIT (of the prepared column P) as a result row, as
+ * tb-fit --format csv would give it; 0, or -1 when memory runs out.
+ * Release its strings as tb_results_free() does. */
+int tb_job_result(const struct tb_prepared *p, const tb_fit *fit, size_t series, tb_result *r);
+
 /* "PROG: message" as a line of MSG. */
 void tb_say(FILE *msg, const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

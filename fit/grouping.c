@@ -12,10 +12,31 @@
 
 #include "grouping.h"
 
-int tb_grouping_init(struct tb_grouping *g, const char *how, char *err, size_t errlen)
+static int split_order(struct tb_grouping *g, const char *order, char *err, size_t errlen)
+{
+    if (!(g->order_buf = strdup(order)))
+        goto oom;
+    for (char *save = NULL, *t = strtok_r(g->order_buf, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        const char **no = realloc(g->order, (g->norder + 1) * sizeof *no);
+        if (!no)
+            goto oom;
+        g->order = no;
+        g->order[g->norder++] = t;
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int tb_grouping_init(struct tb_grouping *g, const char *how, const char *order,
+                     char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     g->how = how;
+    if (order && split_order(g, order, err, errlen) < 0)
+        return -1;
     if (strcmp(how, "dir") == 0 || (strncmp(how, "meta:", 5) == 0 && how[5]))
         return 0;
     if (strncmp(how, "re:", 3) != 0) {
@@ -38,6 +59,35 @@ void tb_grouping_free(struct tb_grouping *g)
     if (g->have_re)
         regfree(&g->re);
     g->have_re = 0;
+    free(g->order);
+    free(g->order_buf);
+    g->order = NULL;
+    g->order_buf = NULL;
+    g->norder = 0;
+}
+
+static int natural(const void *a, const void *b)
+{
+    return tb_natural_compare(*(char *const *)a, *(char *const *)b);
+}
+
+int tb_grouping_sort(const struct tb_grouping *g, char **names, size_t n,
+                     char *err, size_t errlen)
+{
+    qsort(names, n, sizeof *names, natural);
+    for (size_t k = g->norder; k-- > 0;) {   /* the last named first: it ends up after */
+        size_t i = 0;
+        while (i < n && strcmp(names[i], g->order[k]) != 0)
+            i++;
+        if (i == n) {
+            snprintf(err, errlen, "--group-order: no group %s", g->order[k]);
+            return -1;
+        }
+        char *moved = names[i];
+        memmove(names + 1, names, i * sizeof *names);
+        names[0] = moved;
+    }
+    return 0;
 }
 
 char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,

@@ -18,11 +18,22 @@ struct tb_grouping {
     const char *how;   /* "dir", "meta:KEY" or "re:REGEX" */
     regex_t re;
     int have_re;
+    char *order_buf;   /* --group-order, split into: */
+    const char **order;
+    size_t norder;
 };
 
-/* Check HOW and compile its regex: 0, or -1 with a message in ERR. */
-int tb_grouping_init(struct tb_grouping *g, const char *how, char *err, size_t errlen);
+/* Check HOW and compile its regex; ORDER (--group-order "G1,G2,...", or
+ * NULL) names the groups that come first.  0, or -1 with a message in ERR. */
+int tb_grouping_init(struct tb_grouping *g, const char *how, const char *order,
+                     char *err, size_t errlen);
 void tb_grouping_free(struct tb_grouping *g);
+
+/* Sort the N group NAMES: --group-order's first, in its order, then the
+ * rest in natural order (5.4 < 5.10 < 6.1).  0, or -1 with a message in
+ * ERR when --group-order names a group that is not there. */
+int tb_grouping_sort(const struct tb_grouping *g, char **names, size_t n,
+                     char *err, size_t errlen);
 
 /* The group of the run at FILE (RUN when it is read already; meta:KEY
  * reads FILE otherwise), to free(); NULL with a message in ERR when the

@@ -145,18 +145,7 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
         case 'g':
             s->group_by = optarg;
             break;
-        case OPT_GROUP_ORDER:
-            free(s->group_order_buf);
-            free(s->group_order);
-            s->group_order = NULL;
-            s->ngroup_order = 0;
-            if (!(s->group_order_buf = strdup(optarg)))
-                return usage_error("%s", "out of memory");
-            for (char *save = NULL, *t = strtok_r(s->group_order_buf, ",", &save); t;
-                 t = strtok_r(NULL, ",", &save))
-                if (push(&s->group_order, &s->ngroup_order, t) < 0)
-                    return usage_error("%s", "out of memory");
-            break;
+        case OPT_GROUP_ORDER: s->group_order = optarg; break;
         case 'b': s->baseline = optarg; break;
         case OPT_THRESHOLD:
             if (tb_cli_number(optarg, &s->threshold) < 0 || s->threshold < 0) {
@@ -218,7 +207,7 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
         return usage_error("%s", "no input given");
     if (tb_model_check(&s->m, err, sizeof err) < 0)
         return usage_error("%s", err);
-    if (tb_grouping_init(&s->grouping, s->group_by, err, sizeof err) < 0)
+    if (tb_grouping_init(&s->grouping, s->group_by, s->group_order, err, sizeof err) < 0)
         return usage_error("%s", err);
     return -1;
 }
@@ -238,8 +227,6 @@ static void settings_free(struct compare_settings *s)
 {
     free(s->columns);
     free(s->work);
-    free(s->group_order);
-    free(s->group_order_buf);
     tb_grouping_free(&s->grouping);
     tb_model_settings_free(&s->m);
 }

@@ -18,6 +18,7 @@ struct plot_settings {
     double tolerance, step;
     int overlay;
     const char *group_by;       /* compare: NULL, "dir", "meta:KEY" or "re:REGEX" */
+    const char *group_order;    /* compare: --group-order G1,G2,... */
     int ops;                    /* compare: operations per second too */
 };
 

@@ -10,11 +10,11 @@
 #include <libgen.h>
 #include <math.h>
 #include <plplot.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fit_job.h"
 #include "grouping.h"
 #include "plot.h"
 
@@ -62,6 +62,99 @@ static void shorten(const char *name, char *out, size_t size)
     snprintf(out, size, "…%s", tail);
 }
 
+/* Append a fitted row to ROWS. */
+static int push_row(tb_result **rows, size_t *n, const tb_result *r)
+{
+    tb_result *nr = realloc(*rows, (*n + 1) * sizeof *nr);
+    if (!nr)
+        return -1;
+    nr[(*n)++] = *r;
+    *rows = nr;
+    return 0;
+}
+
+/* The results to draw: tb-fit's result files as they are; runs (files or
+ * directories of them) fitted here as tb-fit would, with the model
+ * options and -c.  PLOT_EXIT_OK, PLOT_EXIT_FIT when a fit failed (its
+ * point is missing, and said so), or PLOT_EXIT_INPUT. */
+static int read_inputs(const struct plot_settings *s, char **paths, int npaths,
+                       tb_result **rows, size_t *nrows)
+{
+    struct tb_job_request req = {
+        .prog = "tb-plot", .m = &s->m, .columns = s->columns, .ncolumns = s->ncolumns,
+    };
+    struct tb_paths runs = {0};
+    char err[TB_ERRMAX];
+    int status = PLOT_EXIT_OK;
+
+    for (int i = 0; i < npaths; i++) {
+        if (strcmp(paths[i], "-") == 0 || tb_results_is_results_file(paths[i])) {
+            if (tb_results_read(paths[i], rows, nrows, err, sizeof err) < 0) {
+                fprintf(stderr, "tb-plot: %s\n", err);
+                status = PLOT_EXIT_INPUT;
+                break;
+            }
+        } else if (tb_paths_add(&runs, paths[i], "tb-plot") < 0) {
+            status = PLOT_EXIT_INPUT;
+            break;
+        }
+    }
+    for (size_t i = 0; status != PLOT_EXIT_INPUT && i < runs.n; i++) {
+        struct tb_job_data d;
+        const char *path = runs.v[i];
+        if (tb_job_prepare(&req, &path, 1, stderr, &d) != TB_EXIT_OK)
+            status = PLOT_EXIT_INPUT;
+        for (size_t k = 0; status != PLOT_EXIT_INPUT && k < d.n; k++) {
+            tb_fit fit;
+            tb_result r;
+            if (tb_job_fit(&req, &d.p[k], 1, &fit, err, sizeof err) < 0) {
+                fprintf(stderr, "tb-plot: %s: %s: fit failed, not drawn: %s\n", path,
+                        tb_run_column(d.p[k].run, d.p[k].column)->name, err);
+                status = PLOT_EXIT_FIT;
+                continue;
+            }
+            if (tb_job_result(&d.p[k], &fit, 0, &r) < 0 || push_row(rows, nrows, &r) < 0) {
+                free(r.file);
+                free(r.column);
+                free(r.flags);
+                fprintf(stderr, "tb-plot: out of memory\n");
+                status = PLOT_EXIT_INPUT;
+            }
+            tb_fit_clear(&fit);
+        }
+        tb_job_free(&d);
+    }
+    tb_paths_free(&runs);
+    return status;
+}
+
+/* Groups in tb-compare's order: --group-order's first, the rest natural. */
+static int order_groups(const struct tb_grouping *g, struct group *groups, size_t n,
+                        char *err, size_t errlen)
+{
+    char **names = malloc((n ? n : 1) * sizeof *names);
+    struct group *copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!names || !copy) {
+        free(names);
+        free(copy);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        names[i] = groups[i].name;
+    int rc = tb_grouping_sort(g, names, n, err, errlen);
+    if (rc == 0) {
+        memcpy(copy, groups, n * sizeof *copy);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                if (copy[j].name == names[i])
+                    groups[i] = copy[j];
+    }
+    free(names);
+    free(copy);
+    return rc;
+}
+
 int plot_compare(const struct plot_settings *s, char **paths, int npaths)
 {
     tb_result *rows = NULL;
@@ -71,24 +164,15 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     struct tb_grouping grouping;
     int status = PLOT_EXIT_OK;
 
-    for (int i = 0; i < npaths; i++) {
-        struct stat st;
-        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "tb-plot: %s: a directory: compare draws tb-fit results "
-                    "(tb-fit -f csv RUNS > results.csv; or tb-compare --plot)\n", paths[i]);
-            return PLOT_EXIT_INPUT;
-        }
-        if (tb_results_read(paths[i], &rows, &nrows, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-plot: %s\n", err);
-            tb_results_free(rows, nrows);
-            return PLOT_EXIT_INPUT;
-        }
+    if ((status = read_inputs(s, paths, npaths, &rows, &nrows)) == PLOT_EXIT_INPUT) {
+        tb_results_free(rows, nrows);
+        return status;
     }
     if (nrows == 0) {
         fprintf(stderr, "tb-plot: no results in the files given\n");
         return PLOT_EXIT_INPUT;
     }
-    if (s->group_by && tb_grouping_init(&grouping, s->group_by, err, sizeof err) < 0) {
+    if (s->group_by && tb_grouping_init(&grouping, s->group_by, s->group_order, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
         tb_results_free(rows, nrows);
         return PLOT_EXIT_INPUT;
@@ -117,9 +201,14 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         if (isfinite(rows[i].ops_per_s))
             groups[g].ops[groups[g].nops++] = rows[i].ops_per_s;
     }
-    if (!groups || status != PLOT_EXIT_OK) {
+    if (!groups || status == PLOT_EXIT_INPUT) {
         if (!groups)
             fprintf(stderr, "tb-plot: out of memory\n");
+        status = PLOT_EXIT_INPUT;
+        goto done;
+    }
+    if (s->group_by && order_groups(&grouping, groups, ngroups, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s\n", err);
         status = PLOT_EXIT_INPUT;
         goto done;
     }

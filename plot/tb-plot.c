@@ -20,9 +20,10 @@ static const char usage_text[] =
     "Usage: tb-plot fit RUN.csv [OPTION]... -o FIGURE\n"
     "       tb-plot raw RUN.csv -c COLUMN... [OPTION]... -o FIGURE\n"
     "       tb-plot runlength RUN.csv [-c COLUMN] [OPTION]... -o FIGURE\n"
-    "       tb-plot compare RESULTS.csv... [OPTION]... -o FIGURE\n"
+    "       tb-plot compare RESULTS.csv|RUN|DIR... [OPTION]... -o FIGURE\n"
     "Draw a figure of a run: its fit with components and residuals, its raw\n"
-    "series, its run-length analysis; or compare the T∞ of tb-fit results.\n"
+    "series, its run-length analysis; or compare the T∞ of runs (fitted here)\n"
+    "or of tb-fit results.\n"
     "The figure's format follows its extension: .png, .svg or .pdf.\n"
     "\n"
     "Figure:\n"
@@ -48,6 +49,8 @@ static const char usage_text[] =
     "      --group-by=HOW     compare: dir (the run's directory), meta:KEY (its\n"
     "                         \"# KEY: value\" line) or re:REGEX (its first group\n"
     "                         in the run's path), as tb-compare groups runs\n"
+    "      --group-order=G1,G2,...  compare: these groups first, the others\n"
+    "                         after in natural order (5.4 < 5.10 < 6.1)\n"
     "      --ops              compare: operations per second on a second axis\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -110,7 +113,7 @@ fail:
 }
 
 enum {
-    OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_OPS,
+    OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -121,6 +124,7 @@ static const struct option own_options[] = {
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"step", required_argument, NULL, OPT_STEP},
     {"group-by", required_argument, NULL, OPT_GROUP_BY},
+    {"group-order", required_argument, NULL, OPT_GROUP_ORDER},
     {"ops", no_argument, NULL, OPT_OPS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -175,6 +179,7 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
                 return usage_error("--group-by wants meta:KEY, dir or re:REGEX, not '%s'", optarg);
             s->group_by = optarg;
             break;
+        case OPT_GROUP_ORDER: s->group_order = optarg; break;
         case OPT_OPS: s->ops = 1; break;
         case 'h':
             fputs(usage_text, stdout);
