@@ -51,6 +51,16 @@ struct option *tb_cli_options(const struct option *own)
     return all;
 }
 
+int tb_cli_push(const char ***v, size_t *n, const char *s)
+{
+    const char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    nv[(*n)++] = s;
+    *v = nv;
+    return 0;
+}
+
 int tb_cli_number(const char *s, double *x)
 {
     return tb_number_parse(s, strlen(s), x) == TB_NUMBER_OK ? 0 : -1;

@@ -47,6 +47,10 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
  * a message in ERR.  Every tool with model options calls it. */
 int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen);
 
+/* Append S to the array *V of *N strings (repeated options such as -c);
+ * 0, or -1 when memory runs out. */
+int tb_cli_push(const char ***v, size_t *n, const char *s);
+
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 

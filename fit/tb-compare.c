@@ -78,16 +78,6 @@ static int usage_error(const char *fmt, const char *arg)
     return tb_cli_usage_error("tb-compare", fmt, arg);
 }
 
-static int push(const char ***v, size_t *n, const char *s)
-{
-    const char **nv = realloc(*v, (*n + 1) * sizeof *nv);
-    if (!nv)
-        return -1;
-    nv[(*n)++] = s;
-    *v = nv;
-    return 0;
-}
-
 /* "10%" or "10" -> 0.10 */
 static int parse_percent(const char *s, double *x)
 {
@@ -164,12 +154,12 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
             break;
         case OPT_STRICT: s->strict = 1; break;
         case 'c':
-            if (push(&s->columns, &s->ncolumns, optarg) < 0)
+            if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
                 return usage_error("%s", "out of memory");
             break;
         case OPT_SHARED_TAU: s->shared_tau = 1; break;
         case OPT_WORK:
-            if (push(&s->work, &s->nwork, optarg) < 0)
+            if (tb_cli_push(&s->work, &s->nwork, optarg) < 0)
                 return usage_error("%s", "out of memory");
             break;
         case OPT_CACHE: s->cache = optarg; break;

@@ -107,16 +107,6 @@ static int usage_error(const char *fmt, const char *arg)
     return tb_cli_usage_error("tb-fit", fmt, arg);
 }
 
-static int push(const char ***v, size_t *n, const char *s)
-{
-    const char **nv = realloc(*v, (*n + 1) * sizeof *nv);
-    if (!nv)
-        return -1;
-    nv[(*n)++] = s;
-    *v = nv;
-    return 0;
-}
-
 enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP,
@@ -154,11 +144,11 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         }
         switch (c) {
         case 'c':
-            if (push(&s->columns, &s->ncolumns, optarg) < 0)
+            if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
                 return usage_error("%s", "out of memory");
             break;
         case OPT_WORK:
-            if (push(&s->work, &s->nwork, optarg) < 0)
+            if (tb_cli_push(&s->work, &s->nwork, optarg) < 0)
                 return usage_error("%s", "out of memory");
             break;
         case OPT_SHARED_TAU: s->shared_tau = 1; break;

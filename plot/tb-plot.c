@@ -156,14 +156,10 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             break;
         }
         case OPT_TITLE: s->fig.title = optarg; break;
-        case 'c': {
-            const char **nc = realloc(s->columns, (s->ncolumns + 1) * sizeof *nc);
-            if (!nc)
+        case 'c':
+            if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
                 return usage_error("%s", "out of memory");
-            s->columns = nc;
-            nc[s->ncolumns++] = optarg;
             break;
-        }
         case OPT_OVERLAY: s->overlay = 1; break;
         case OPT_TOLERANCE:
             if (tb_cli_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
