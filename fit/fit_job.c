@@ -159,6 +159,11 @@ static size_t choose_columns(const struct tb_job_request *req, const tb_run *run
     return n;
 }
 
+int tb_is_work_counter(const char *name)
+{
+    return fnmatch("*_work_done", name, 0) == 0;
+}
+
 /* Sum of the work rates of the --work columns (or *_work_done); NaN
  * when there is none. */
 static double work_rate(const struct tb_job_request *req, const tb_run *run, FILE *msg,
@@ -175,7 +180,7 @@ static double work_rate(const struct tb_job_request *req, const tb_run *run, FIL
         return NAN;
     if (req->nwork == 0) {
         for (size_t i = 1; i < ncols; i++)
-            if (fnmatch("*_work_done", tb_run_column(run, i)->name, 0) == 0)
+            if (tb_is_work_counter(tb_run_column(run, i)->name))
                 idx[n++] = i;
     } else {
         ssize_t m = tb_run_select_all(run, req->work, req->nwork, idx, err, sizeof err);

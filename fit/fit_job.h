@@ -75,6 +75,10 @@ int tb_job_fit(const struct tb_job_request *req, const struct tb_prepared *p, si
  * Release its strings as tb_results_free() does. */
 int tb_job_result(const struct tb_prepared *p, const tb_fit *fit, size_t series, tb_result *r);
 
+/* Whether NAME is a work counter, thermobench's NAME_work_done column:
+ * a running count of operations, taken by default for operations/s. */
+int tb_is_work_counter(const char *name);
+
 /* "PROG: message" as a line of MSG. */
 void tb_say(FILE *msg, const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fit_job.h"
 #include "plot.h"
 
 static const int colours[] = {C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN, C_TEAL,
@@ -53,10 +54,10 @@ struct series {
     char label[160];
 };
 
+/* A unitless work counter with a name before its suffix, for the label. */
 static int is_work_counter(const tb_column *c)
 {
-    size_t len = strlen(c->name);
-    return !*c->unit && len > 10 && strcmp(c->name + len - 10, "_work_done") == 0;
+    return !*c->unit && strlen(c->name) > strlen("_work_done") && tb_is_work_counter(c->name);
 }
 
 static int series_of(const tb_column *c, struct series *se)
