@@ -19,12 +19,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fit_job.h"
+#include "exit_status.h"
+#include "paths.h"
 #include "report.h"
 #include "tbfit.h"
 #include "work_pool.h"
-
-enum exit_status { EXIT_OK = 0, EXIT_FIT = 1, EXIT_INPUT = 2 };
 
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 void openblas_set_num_threads(int n);
@@ -100,7 +99,7 @@ static const char usage_text[] =
     "  -V, --version          show the version and exit\n"
     "\n"
     "Exit status: 0 all fits good, 1 a fit failed (or was flagged, with\n"
-    "--strict), 2 usage or input error.\n";
+    "--strict), 2 usage or input error, 3 output error or out of memory.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -197,10 +196,10 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             break;
         case 'h':
             fputs(usage_text, stdout);
-            exit(EXIT_OK);
+            exit(TB_EXIT_OK);
         case 'V':
             puts("tb-fit (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            exit(EXIT_OK);
+            exit(TB_EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
@@ -247,36 +246,45 @@ static int worst_status(int a, int b)
     return a > b ? a : b;
 }
 
-static void report_one(FILE *out, const struct settings *s, struct job *job,
-                       const struct tb_prepared *fd, const tb_fit *fit, size_t series)
+static tb_analysis_options analysis_options(const struct settings *s)
 {
-    const char *const *labels = NULL;
-    if (s->m.nlabels == fit->order)
-        labels = s->m.labels;
-    else if (s->m.nlabels == 0)
-        labels = tb_default_labels(fit->order);
-    tb_fit_report r = {
-        .file = fd->file,
-        .column = tb_run_column(fd->run, fd->column)->name,
-        .unit = tb_run_column(fd->run, fd->column)->unit,
-        .fit = fit,
-        .series = series,
-        .settle = tb_fit_settle_time(fit, series, s->tolerance),
-        .tolerance = s->tolerance,
-        .ops_per_s = fd->ops,
-        .throttled_since = fd->throttled_since,
-        .throttled_by = fd->throttled_by,
-        .ambient = s->m.ambient,
-        .labels = labels,
-        .level = s->m.fit.level,
-        .ci_method = s->m.fit.bootstrap > 0 ? "bootstrap" : "covariance",
-        .auto_order = s->m.auto_order,
-    };
-    tb_report_fit(out, s->format, &r, s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order,
-                  0);
-    job->items++;
+    tb_analysis_options o = tb_model_analysis_options(&s->m);
+    o.columns = s->columns;
+    o.ncolumns = s->ncolumns;
+    o.work = s->work;
+    o.nwork = s->nwork;
+    o.shared_tau = s->shared_tau;
+    o.tolerance = s->tolerance;
+    o.run_length = s->run_length;
+    o.step = s->step;
+    return o;
+}
+
+/* The report of column C (its fit, or its run length); 0, or -1 when it
+ * could not be written. */
+static int report_column(FILE *out, const struct settings *s, const tb_analysed_column *c)
+{
+    int rc;
+    if (s->run_length) {
+        tb_report_run_length(out, s->format, c->source, c->column->name, c->run_length,
+                             s->tolerance, s->m.fit.level, 0);
+        rc = ferror(out) ? -1 : 0;
+    } else {
+        tb_fit_report r = {
+            .c = c,
+            .tolerance = s->tolerance,
+            .ambient = s->m.ambient,
+            .labels = tb_model_labels(&s->m, c->fit->order),
+            .level = s->m.fit.level,
+            .ci_method = s->m.fit.bootstrap > 0 ? "bootstrap" : "covariance",
+            .auto_order = s->m.auto_order,
+        };
+        rc = tb_report_fit(out, s->format, &r,
+                           s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order, 0);
+    }
     if (s->format == TB_FORMAT_TEXT)
         fputc('\n', out);
+    return rc;
 }
 
 static int check_strict(const struct settings *s, const tb_fit *fit, FILE *msg,
@@ -284,76 +292,54 @@ static int check_strict(const struct settings *s, const tb_fit *fit, FILE *msg,
 {
     char flags[256];
     if (!s->strict || !fit->flags)
-        return EXIT_OK;
+        return TB_EXIT_OK;
     say(msg, "%s: %s: the fit is flagged (%s) and --strict is given", file, column,
-        tb_report_flags(fit->flags, flags, sizeof flags));
-    return EXIT_FIT;
+        tb_fit_flags_text(fit->flags, flags, sizeof flags));
+    return TB_EXIT_FIT;
 }
 
+/* The analysis of a job's files, reported into memory. */
 static void run_job(const struct settings *s, struct job *job)
 {
     FILE *out = open_memstream(&job->out, &job->outlen);
     FILE *msg = open_memstream(&job->msg, &job->msglen);
-    struct tb_job_request req = {
-        .prog = "tb-fit", .m = &s->m,
-        .columns = s->columns, .ncolumns = s->ncolumns, .work = s->work, .nwork = s->nwork,
-    };
-    struct tb_job_data d = {0};
+    tb_analysis_options o = analysis_options(s);
     char err[TB_ERRMAX];
+    tb_analysis *a = NULL;
 
     if (!out || !msg) {
-        job->status = EXIT_INPUT;
+        job->status = TB_EXIT_OUTPUT;
         goto done;
     }
-    job->status = tb_job_prepare(&req, job->paths, job->npaths, msg, &d);
-
-    if (s->shared_tau && d.n > 0) {
-        tb_fit fit;
-        if (tb_job_fit(&req, d.p, d.n, &fit, err, sizeof err) < 0) {
-            say(msg, "the shared-τ fit failed: %s", err);
-            job->status = worst_status(job->status, EXIT_FIT);
-        } else {
-            for (size_t i = 0; i < d.n; i++)
-                report_one(out, s, job, &d.p[i], &fit, i);
-            if (check_strict(s, &fit, msg, "shared-τ fit", "all columns") != EXIT_OK)
-                job->status = worst_status(job->status, EXIT_FIT);
-            tb_fit_clear(&fit);
-        }
+    if (!(a = tb_analyse_paths((const char *const *)job->paths, job->npaths, &o, err,
+                               sizeof err))) {
+        say(msg, "%s", err);
+        job->status = TB_EXIT_OUTPUT;
         goto done;
     }
-    for (size_t i = 0; i < d.n; i++) {
-        const struct tb_prepared *fd = &d.p[i];
-        const char *column = tb_run_column(fd->run, fd->column)->name;
-        if (s->run_length) {
-            tb_series series = {fd->t, fd->y, fd->n};
-            tb_run_length rl;
-            if (tb_run_length_estimate(&series, &s->m.fit, s->step, s->tolerance, &rl,
-                                       err, sizeof err) < 0) {
-                say(msg, "%s: %s: %s", fd->file, column, err);
-                job->status = worst_status(job->status, EXIT_FIT);
-                continue;
-            }
-            tb_report_run_length(out, s->format, fd->file, column, &rl, s->tolerance,
-                                 s->m.fit.level, 0);
-            job->items++;
-            if (s->format == TB_FORMAT_TEXT)
-                fputc('\n', out);
-            tb_run_length_clear(&rl);
-            continue;
+    for (size_t i = 0; i < tb_analysis_nmessages(a); i++)
+        say(msg, "%s", tb_analysis_message(a, i));
+    job->status = tb_analysis_status(a);
+    for (size_t i = 0; i < tb_analysis_ncolumns(a); i++) {
+        const tb_analysed_column *c = tb_analysis_column(a, i);
+        if (!c->fit || (s->run_length && !c->run_length))
+            continue;   /* its failure is among the messages */
+        if (report_column(out, s, c) < 0) {
+            say(msg, "out of memory");
+            job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
-        tb_fit fit;
-        if (tb_job_fit(&req, fd, 1, &fit, err, sizeof err) < 0) {
-            say(msg, "%s: %s: %s", fd->file, column, err);
-            job->status = worst_status(job->status, EXIT_FIT);
+        job->items++;
+        if (s->run_length)
             continue;
-        }
-        report_one(out, s, job, fd, &fit, 0);
-        if (check_strict(s, &fit, msg, fd->file, column) != EXIT_OK)
-            job->status = worst_status(job->status, EXIT_FIT);
-        tb_fit_clear(&fit);
+        if (s->shared_tau && i == 0)
+            job->status = worst_status(job->status,
+                                       check_strict(s, c->fit, msg, "shared-τ fit", "all columns"));
+        else if (!s->shared_tau)
+            job->status = worst_status(job->status,
+                                       check_strict(s, c->fit, msg, c->source, c->column->name));
     }
 done:
-    tb_job_free(&d);
+    tb_analysis_free(a);
     if (out)
         fclose(out);
     if (msg)
@@ -391,20 +377,20 @@ int main(int argc, char **argv)
      * few thousand would only contend with them. */
     openblas_set_num_threads(1);
 #endif
-    status = EXIT_OK;
+    status = TB_EXIT_OK;
     for (int i = optind; i < argc; i++)
         if (tb_paths_add(&paths, argv[i], "tb-fit") < 0)
-            status = EXIT_INPUT;
+            status = TB_EXIT_INPUT;
     if (paths.n == 0) {
         fprintf(stderr, "tb-fit: no run found in the inputs given\n");
-        return EXIT_INPUT;
+        return TB_EXIT_INPUT;
     }
 
     size_t njobs = s.shared_tau ? 1 : paths.n;
     struct job *jobs = calloc(njobs, sizeof *jobs);
     if (!jobs) {
         fputs("tb-fit: out of memory\n", stderr);
-        return EXIT_INPUT;
+        return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < njobs; i++) {
         jobs[i].paths = (const char **)(s.shared_tau ? paths.v : &paths.v[i]);
@@ -421,13 +407,13 @@ int main(int argc, char **argv)
         free(s.columns);
         free(s.work);
         tb_model_settings_free(&s.m);
-        return EXIT_INPUT;
+        return TB_EXIT_OUTPUT;
     }
     if (s.format == TB_FORMAT_CSV) {
         if (s.run_length)
             tb_report_run_length_csv_header(stdout);
         else
-            tb_report_csv_header(stdout, s.m.auto_order ? TB_FIT_MAX_ORDER : s.m.fit.order);
+            tb_results_write_header(stdout, s.m.auto_order ? TB_FIT_MAX_ORDER : s.m.fit.order);
     } else if (s.format == TB_FORMAT_JSON) {
         fputs("[\n", stdout);
     }
@@ -465,7 +451,7 @@ int main(int argc, char **argv)
     tb_model_settings_free(&s.m);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
-        return EXIT_INPUT;
+        return TB_EXIT_OUTPUT;
     }
     return status;
 }

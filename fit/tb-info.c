@@ -11,10 +11,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "exit_status.h"
 #include "output.h"
 #include "tbfit.h"
 
-enum exit_status { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
 enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 struct settings {
@@ -40,8 +41,9 @@ static const char usage_text[] =
     "  -h, --help         show this help and exit\n"
     "  -V, --version      show the version and exit\n"
     "\n"
-    "Exit status: 0 success, 1 a run could not be read or a column was not\n"
-    "found, 2 usage error.\n";
+    "Exit status: 0 success, 2 usage error, or a run could not be read or a\n"
+    "column was not found (the other runs are still shown), 3 output error or\n"
+    "out of memory.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -69,7 +71,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             const char **nc = realloc(s->columns, (s->ncolumns + 2) * sizeof *nc);
             if (!nc) {
                 fputs("tb-info: out of memory\n", stderr);
-                return EXIT_INPUT;
+                return TB_EXIT_OUTPUT;
             }
             s->columns = nc;
             nc[s->ncolumns++] = optarg;
@@ -81,10 +83,10 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case OPT_RAW_UNITS: s->read.normalise_units = 0; break;
         case 'h':
             fputs(usage_text, stdout);
-            exit(EXIT_OK);
+            exit(TB_EXIT_OK);
         case 'V':
             puts("tb-info (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            exit(EXIT_OK);
+            exit(TB_EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
@@ -93,7 +95,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     }
     if (optind >= argc)
         return usage_error("%s", "no run given");
-    return EXIT_OK;
+    return TB_EXIT_OK;
 }
 
 /* The columns to show, in file order; NULL with a message on error. */
@@ -335,16 +337,17 @@ static int show_run(const char *path, const struct settings *s, int first)
     tb_run *run = tb_run_read(path, &s->read, err, sizeof err);
     size_t n = 0, *idx;
     tb_column_summary *sum = NULL;
-    int status = EXIT_INPUT;
+    int status = TB_EXIT_INPUT;
 
     if (!run) {
         fprintf(stderr, "tb-info: %s\n", err);
-        return EXIT_INPUT;
+        return TB_EXIT_INPUT;
     }
     for (size_t i = 0; i < tb_run_nwarnings(run); i++)
         fprintf(stderr, "tb-info: warning: %s\n", tb_run_warning(run, i));
     if (!(idx = chosen_columns(run, s, &n)))
         goto out;
+    status = TB_EXIT_OUTPUT;   /* memory, from here on */
     if (!(sum = malloc((n ? n : 1) * sizeof *sum)))
         goto out;
     for (size_t k = 0; k < n; k++)
@@ -356,9 +359,9 @@ static int show_run(const char *path, const struct settings *s, int first)
         print_json(run, idx, n, sum, first);
     else
         print_text(run, idx, n, sum, first);
-    status = EXIT_OK;
+    status = TB_EXIT_OK;
 out:
-    if (status != EXIT_OK && idx)
+    if (status == TB_EXIT_OUTPUT)
         fprintf(stderr, "tb-info: %s: out of memory\n", path);
     free(sum);
     free(idx);
@@ -372,11 +375,11 @@ int main(int argc, char **argv)
     int status = parse_arguments(argc, argv, &s);
     int shown = 0;
 
-    if (status != EXIT_OK)
+    if (status != TB_EXIT_OK)
         return status;
     for (int i = optind; i < argc; i++) {
         int rc = show_run(argv[i], &s, shown == 0);
-        if (rc == EXIT_OK)
+        if (rc == TB_EXIT_OK)
             shown++;
         else
             status = rc;
@@ -386,7 +389,7 @@ int main(int argc, char **argv)
     free(s.columns);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-info: write error");
-        return EXIT_INPUT;
+        return TB_EXIT_OUTPUT;
     }
     return status;
 }

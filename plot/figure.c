@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "figure.h"
 
 static const char *output_path;
@@ -94,7 +95,7 @@ int figure_check_output(const char *path, char *err, size_t errlen)
 static int on_plplot_exit(const char *msg)
 {
     fprintf(stderr, "tb-plot: %s: PLplot: %s\n", output_path, msg);
-    exit(PLOT_EXIT_INPUT);
+    exit(TB_EXIT_INPUT);
 }
 
 void figure_begin(const struct figure *fig, int subpages)
@@ -202,13 +203,30 @@ void draw_points(size_t n, const double *x, const double *y, int colour)
     plschr(0, 1.0);
 }
 
+/* Grow each of the legend's arrays to CAP entries; 0, or -1. */
+static int legend_grow(struct legend *l, int cap)
+{
+    void *p;
+#define GROW(field) \
+    if (!(p = realloc(l->field, (size_t)cap * sizeof *l->field))) \
+        return -1; \
+    l->field = p;
+    GROW(opt) GROW(text) GROW(colour) GROW(style) GROW(width) GROW(symbol)
+#undef GROW
+    l->cap = cap;
+    return 0;
+}
+
+/* An entry the legend has no room for is left out: only when memory runs
+ * out, and the figure is still drawn. */
 static void legend_add(struct legend *l, int opt, const char *text, int colour,
                        int style, double width, const char *symbol)
 {
-    if (l->n >= 16)
+    char *copy;
+    if ((l->n == l->cap && legend_grow(l, l->cap ? 2 * l->cap : 16) < 0) || !(copy = strdup(text)))
         return;
     l->opt[l->n] = opt;
-    l->text[l->n] = text;
+    l->text[l->n] = copy;
     l->colour[l->n] = colour;
     l->style[l->n] = style;
     l->width[l->n] = width;
@@ -229,6 +247,19 @@ void legend_points(struct legend *l, const char *text, int colour)
 void legend_text(struct legend *l, const char *text)
 {
     legend_add(l, PL_LEGEND_NONE, text, C_BLACK, 1, 1, "");
+}
+
+void legend_free(struct legend *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->text[i]);
+    free(l->opt);
+    free(l->text);
+    free(l->colour);
+    free(l->style);
+    free(l->width);
+    free(l->symbol);
+    memset(l, 0, sizeof *l);
 }
 
 static void legend_place(const struct legend *l, int position, double x, double y, int columns);
@@ -295,8 +326,18 @@ void legend_draw_outside_top(const struct legend *l)
 
 static void legend_place(const struct legend *l, int position, double x, double y, int columns)
 {
-    PLFLT w, h, scales[16], widths[16];
-    PLINT text_colours[16], sym_numbers[16];
+    PLFLT w, h;
+    size_t n = l->n > 0 ? (size_t)l->n : 1;
+    PLFLT *scales = malloc(n * sizeof *scales), *widths = malloc(n * sizeof *widths);
+    PLINT *text_colours = malloc(n * sizeof *text_colours);
+    PLINT *sym_numbers = malloc(n * sizeof *sym_numbers);
+    if (!scales || !widths || !text_colours || !sym_numbers || l->n == 0) {
+        free(scales);
+        free(widths);
+        free(text_colours);
+        free(sym_numbers);
+        return;
+    }
     for (int i = 0; i < l->n; i++) {
         scales[i] = 0.8;
         widths[i] = l->width[i];
@@ -313,4 +354,8 @@ static void legend_place(const struct legend *l, int position, double x, double 
              text_colours, (const char **)l->text, NULL, NULL, NULL, NULL,
              l->colour, l->style, widths, l->colour, scales, sym_numbers,
              (const char **)l->symbol);
+    free(scales);
+    free(widths);
+    free(text_colours);
+    free(sym_numbers);
 }

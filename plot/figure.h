@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 
-enum plot_exit { PLOT_EXIT_OK = 0, PLOT_EXIT_FIT = 1, PLOT_EXIT_INPUT = 2 };
 
 /* Colours of cmap0, set by figure_begin(). */
 enum colour {
@@ -61,21 +60,23 @@ void draw_points(size_t n, const double *x, const double *y, int colour);
 void occupy_segment(double xa, double ya, double xb, double yb, unsigned weight);
 void occupy_points(size_t n, const double *x, const double *y, unsigned weight);
 
-/* Legend entries, drawn by legend_draw() inside the current viewport: at
- * POSITION (PL_POSITION_* flags) unless another corner hides less of the
- * data drawn since draw_axes(). */
+/* Legend entries, as many as the data have (each text is copied), drawn
+ * by legend_draw() inside the current viewport: at POSITION
+ * (PL_POSITION_* flags) unless another corner hides less of the data
+ * drawn since draw_axes().  Start from {0}; legend_free() when drawn. */
 struct legend {
-    int n;
-    int opt[16];
-    const char *text[16];
-    int colour[16], style[16];
-    double width[16];
-    const char *symbol[16];
+    int n, cap;
+    int *opt;
+    char **text;
+    int *colour, *style;
+    double *width;
+    const char **symbol;
 };
 void legend_line(struct legend *l, const char *text, int colour, int style, double width);
 void legend_points(struct legend *l, const char *text, int colour);
 void legend_text(struct legend *l, const char *text);
 void legend_draw(const struct legend *l, int position);
+void legend_free(struct legend *l);
 
 /* The legend in one row above the viewport. */
 void legend_draw_outside_top(const struct legend *l);

@@ -7,6 +7,7 @@
 #define TB_PLOT_H
 
 #include "cli.h"
+#include "exit_status.h"
 #include "figure.h"
 #include "tbfit.h"
 
@@ -22,11 +23,17 @@ struct plot_settings {
     int ops;                    /* compare: operations per second too */
 };
 
-/* Each returns an exit status (enum plot_exit) and prints its errors. */
+/* Each returns an exit status (enum tb_exit) and prints its errors. */
 int plot_fit(const struct plot_settings *s, const char *path);
 int plot_raw(const struct plot_settings *s, const char *path);
 int plot_runlength(const struct plot_settings *s, const char *path);
 int plot_compare(const struct plot_settings *s, char **paths, int npaths);
+
+/* The analysis of RUN with the settings' model and columns, and its run
+ * length when RUN_LENGTH; its messages (the reader's warnings among them)
+ * and a note for each flagged fit printed.  NULL, said so, when it could
+ * not be made. */
+tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int run_length);
 
 /* The run at PATH and the columns -c names in it (or the default ones);
  * NULL with a message printed on error. */

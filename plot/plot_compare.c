@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit_job.h"
+#include "paths.h"
 #include "grouping.h"
 #include "plot.h"
 
@@ -75,54 +75,49 @@ static int push_row(tb_result **rows, size_t *n, const tb_result *r)
 
 /* The results to draw: tb-fit's result files as they are; runs (files or
  * directories of them) fitted here as tb-fit would, with the model
- * options and -c.  PLOT_EXIT_OK, PLOT_EXIT_FIT when a fit failed (its
- * point is missing, and said so), or PLOT_EXIT_INPUT. */
+ * options and -c.  TB_EXIT_OK, TB_EXIT_FIT when a fit failed (its
+ * point is missing, and said so), or TB_EXIT_INPUT. */
 static int read_inputs(const struct plot_settings *s, char **paths, int npaths,
                        tb_result **rows, size_t *nrows)
 {
-    struct tb_job_request req = {
-        .prog = "tb-plot", .m = &s->m, .columns = s->columns, .ncolumns = s->ncolumns,
-    };
     struct tb_paths runs = {0};
     char err[TB_ERRMAX];
-    int status = PLOT_EXIT_OK;
+    int status = TB_EXIT_OK;
 
     for (int i = 0; i < npaths; i++) {
         if (strcmp(paths[i], "-") == 0 || tb_results_is_results_file(paths[i])) {
             if (tb_results_read(paths[i], rows, nrows, err, sizeof err) < 0) {
                 fprintf(stderr, "tb-plot: %s\n", err);
-                status = PLOT_EXIT_INPUT;
+                status = TB_EXIT_INPUT;
                 break;
             }
         } else if (tb_paths_add(&runs, paths[i], "tb-plot") < 0) {
-            status = PLOT_EXIT_INPUT;
+            status = TB_EXIT_INPUT;
             break;
         }
     }
-    for (size_t i = 0; status != PLOT_EXIT_INPUT && i < runs.n; i++) {
-        struct tb_job_data d;
-        const char *path = runs.v[i];
-        if (tb_job_prepare(&req, &path, 1, stderr, &d) != TB_EXIT_OK)
-            status = PLOT_EXIT_INPUT;
-        for (size_t k = 0; status != PLOT_EXIT_INPUT && k < d.n; k++) {
-            tb_fit fit;
+    for (size_t i = 0; status != TB_EXIT_INPUT && i < runs.n; i++) {
+        tb_run *run = tb_run_read(runs.v[i], NULL, err, sizeof err);
+        tb_analysis *a = run ? plot_analyse(s, run, 0) : NULL;
+        if (!run)
+            fprintf(stderr, "tb-plot: %s\n", err);
+        if (!a || tb_analysis_status(a) == TB_EXIT_INPUT)
+            status = TB_EXIT_INPUT;
+        for (size_t k = 0; status != TB_EXIT_INPUT && k < tb_analysis_ncolumns(a); k++) {
+            const tb_analysed_column *c = tb_analysis_column(a, k);
             tb_result r;
-            if (tb_job_fit(&req, &d.p[k], 1, &fit, err, sizeof err) < 0) {
-                fprintf(stderr, "tb-plot: %s: %s: fit failed, not drawn: %s\n", path,
-                        tb_run_column(d.p[k].run, d.p[k].column)->name, err);
-                status = PLOT_EXIT_FIT;
+            if (!c->fit) {   /* said among the analysis's messages */
+                status = TB_EXIT_FIT;
                 continue;
             }
-            if (tb_job_result(&d.p[k], &fit, 0, &r) < 0 || push_row(rows, nrows, &r) < 0) {
-                free(r.file);
-                free(r.column);
-                free(r.flags);
+            if (tb_result_from_column(c, &r) < 0 || push_row(rows, nrows, &r) < 0) {
+                tb_result_clear(&r);
                 fprintf(stderr, "tb-plot: out of memory\n");
-                status = PLOT_EXIT_INPUT;
+                status = TB_EXIT_OUTPUT;
             }
-            tb_fit_clear(&fit);
         }
-        tb_job_free(&d);
+        tb_analysis_free(a);
+        tb_run_free(run);
     }
     tb_paths_free(&runs);
     return status;
@@ -162,27 +157,27 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     struct group *groups = NULL;
     char err[TB_ERRMAX];
     struct tb_grouping grouping;
-    int status = PLOT_EXIT_OK;
+    int status = TB_EXIT_OK;
 
-    if ((status = read_inputs(s, paths, npaths, &rows, &nrows)) == PLOT_EXIT_INPUT) {
+    if ((status = read_inputs(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT) {
         tb_results_free(rows, nrows);
         return status;
     }
     if (nrows == 0) {
         fprintf(stderr, "tb-plot: no results in the files given\n");
-        return PLOT_EXIT_INPUT;
+        return TB_EXIT_INPUT;
     }
     if (s->group_by && tb_grouping_init(&grouping, s->group_by, s->group_order, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
         tb_results_free(rows, nrows);
-        return PLOT_EXIT_INPUT;
+        return TB_EXIT_INPUT;
     }
     groups = calloc(nrows, sizeof *groups);
     for (size_t i = 0; groups && i < nrows; i++) {
         char *key = group_key(s->group_by ? &grouping : NULL, &rows[i], err, sizeof err);
         if (!key) {
             fprintf(stderr, "tb-plot: %s\n", err);
-            status = PLOT_EXIT_INPUT;
+            status = TB_EXIT_INPUT;
             break;
         }
         size_t g = 0;
@@ -201,15 +196,15 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         if (isfinite(rows[i].ops_per_s))
             groups[g].ops[groups[g].nops++] = rows[i].ops_per_s;
     }
-    if (!groups || status == PLOT_EXIT_INPUT) {
+    if (!groups || status == TB_EXIT_INPUT) {
         if (!groups)
             fprintf(stderr, "tb-plot: out of memory\n");
-        status = PLOT_EXIT_INPUT;
+        status = TB_EXIT_INPUT;
         goto done;
     }
     if (s->group_by && order_groups(&grouping, groups, ngroups, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
-        status = PLOT_EXIT_INPUT;
+        status = TB_EXIT_INPUT;
         goto done;
     }
 
@@ -307,6 +302,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         lg.symbol[lg.n - 1] = "◆";
     }
     legend_draw_outside_top(&lg);
+    legend_free(&lg);
     figure_end();
 done:
     for (size_t g = 0; g < ngroups; g++) {

@@ -20,13 +20,13 @@
 static const int series_colour[] = {C_BLUE, C_ORANGE, C_GREEN, C_PURPLE, C_BROWN, C_TEAL, C_PINK, C_OLIVE};
 static const int term_colour[] = {C_GREEN, C_ORANGE, C_PURPLE, C_BROWN};
 
+/* A column of the analysis as a panel draws it. */
 struct panel_data {
     const tb_column *c;
-    double *t, *y;          /* the window, ambient subtracted */
+    const double *t, *y;    /* the window, ambient subtracted */
     size_t n;
-    tb_fit fit;
-    int fitted;
-    char why[TB_ERRMAX];    /* when it was not */
+    const tb_fit *fit;      /* NULL when the fit failed: */
+    const char *why;        /* why */
 };
 
 static double min_of(const double *x, size_t n)
@@ -49,7 +49,7 @@ static double max_of(const double *x, size_t n)
  * at CURVE_POINTS times over the panel's span, in display units. */
 static void model_curve(const struct panel_data *p, int j, double scale, double *x, double *y)
 {
-    const tb_fit *f = &p->fit;
+    const tb_fit *f = p->fit;
     double t0 = p->t[0], span = p->t[p->n - 1] - t0;
     for (int i = 0; i < CURVE_POINTS; i++) {
         double t = span * i / (CURVE_POINTS - 1);
@@ -74,8 +74,8 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
     for (size_t k = 0; k < np; k++) {
         ylo = fmin(ylo, min_of(p[k].y, p[k].n));
         yhi = fmax(yhi, max_of(p[k].y, p[k].n));
-        if (p[k].fitted) {
-            const tb_estimate *e = &p[k].fit.series[0].t_inf;
+        if (p[k].fit) {
+            const tb_estimate *e = &p[k].fit->series[0].t_inf;
             /* T∞ and its band, unless a degenerate fit throws it far off */
             if (e->value < yhi + (yhi - ylo) && e->value > ylo - (yhi - ylo)) {
                 ylo = fmin(ylo, e->value);
@@ -95,8 +95,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
     plmtex("t", 1.2, 0.5, 0.5, title);
 
     struct legend lg = {0};
-    static char texts[16][160];
-    int nt = 0;
+    char text[512];
     double x[CURVE_POINTS], y[CURVE_POINTS];
     for (size_t k = 0; k < np; k++) {
         struct panel_data *d = &p[k];
@@ -108,11 +107,11 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
             xs[i] = d->t[i] / scale;
         draw_points(d->n, xs, d->y, colour);
         free(xs);
-        snprintf(texts[nt], sizeof texts[nt], "%s (%zu points)", d->c->name, d->n);
-        legend_points(&lg, texts[nt++], colour);
-        if (!d->fitted)
+        snprintf(text, sizeof text, "%s (%zu points)", d->c->name, d->n);
+        legend_points(&lg, text, colour);
+        if (!d->fit)
             continue;
-        const tb_fit *f = &d->fit;
+        const tb_fit *f = d->fit;
         const tb_estimate *e = &f->series[0].t_inf;
         /* T∞ with its band */
         if (isfinite(e->lo) && isfinite(e->hi)) {
@@ -123,27 +122,28 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
         model_curve(d, -2, scale, x, y);
         draw_line(CURVE_POINTS, x, y, NAN, C_GREY, 3, 1.5);
         if (np == 1) {
-            const char *const *labels = s->m.nlabels == f->order ? s->m.labels
-                                                                : tb_default_labels(f->order);
+            const char *const *labels = tb_model_labels(&s->m, f->order);
             for (int j = 0; j < f->order; j++) {
                 model_curve(d, j, scale, x, y);
                 draw_line(CURVE_POINTS, x, y, NAN, term_colour[j], 2, 1.5);
-                snprintf(texts[nt], sizeof texts[nt], "T∞ + k%d·e^(−t/τ%d): τ%d = %.1f s%s%s", j + 1,
+                snprintf(text, sizeof text, "T∞ + k%d·e^(−t/τ%d): τ%d = %.1f s%s%s", j + 1,
                          j + 1, j + 1, f->tau[j].value, labels ? ", " : "", labels ? labels[j] : "");
-                legend_line(&lg, texts[nt++], term_colour[j], 2, 1.5);
+                legend_line(&lg, text, term_colour[j], 2, 1.5);
             }
         }
         model_curve(d, -1, scale, x, y);
         draw_line(CURVE_POINTS, x, y, NAN, np == 1 ? C_RED : colour, 1, 3);
-        snprintf(texts[nt], sizeof texts[nt], "%sT = T∞ + Σ kᵢ·e^(−t/τᵢ), %d term%s, rmse %.3f °C",
+        snprintf(text, sizeof text, "%sT = T∞ + Σ kᵢ·e^(−t/τᵢ), %d term%s, rmse %.3f °C",
                  np == 1 ? "" : "fit: ", f->order, f->order == 1 ? "" : "s", f->rmse);
-        legend_line(&lg, texts[nt++], np == 1 ? C_RED : colour, 1, 3);
-        snprintf(texts[nt], sizeof texts[nt], "T∞ = %.2f °C [%.2f, %.2f] (%g %%)%s", e->value, e->lo,
-                 e->hi, s->m.fit.level * 100, f->flags ? ", flagged" : "");
-        legend_line(&lg, texts[nt++], C_GREY, 3, 1.5);
+        legend_line(&lg, text, np == 1 ? C_RED : colour, 1, 3);
+        char flags[256];
+        snprintf(text, sizeof text, "T∞ = %.2f °C [%.2f, %.2f] (%g %%)%s%s", e->value, e->lo,
+                 e->hi, s->m.fit.level * 100, f->flags ? ", flagged: " : "",
+                 tb_fit_flags_text(f->flags, flags, sizeof flags));
+        legend_line(&lg, text, C_GREY, 3, 1.5);
     }
     for (size_t k = 0; k < np; k++) {
-        if (!p[k].fitted) {
+        if (!p[k].fit) {
             char msg[TB_ERRMAX + 64];
             snprintf(msg, sizeof msg, "%s: fit failed: %s", p[k].c->name, p[k].why);
             plcol0(C_RED);
@@ -151,6 +151,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
         }
     }
     legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    legend_free(&lg);
 }
 
 static void draw_residual_panel(struct panel_data *p, size_t np, double vy0, double vy1,
@@ -158,10 +159,10 @@ static void draw_residual_panel(struct panel_data *p, size_t np, double vy0, dou
 {
     double lim = 0;
     for (size_t k = 0; k < np; k++) {
-        if (!p[k].fitted)
+        if (!p[k].fit)
             continue;
         for (size_t i = 0; i < p[k].n; i++)
-            lim = fmax(lim, fabs(p[k].y[i] - tb_fit_eval(&p[k].fit, 0, p[k].t[i] - p[k].t[0])));
+            lim = fmax(lim, fabs(p[k].y[i] - tb_fit_eval(p[k].fit, 0, p[k].t[i] - p[k].t[0])));
     }
     if (!(lim > 0))
         lim = 1;
@@ -171,13 +172,13 @@ static void draw_residual_panel(struct panel_data *p, size_t np, double vy0, dou
     double zx[2] = {t_lo, t_hi}, zy[2] = {0, 0};
     draw_line(2, zx, zy, NAN, C_BLACK, 1, 1);
     for (size_t k = 0; k < np; k++) {
-        if (!p[k].fitted)
+        if (!p[k].fit)
             continue;
         double *x = malloc(p[k].n * sizeof *x), *r = malloc(p[k].n * sizeof *r);
         if (x && r) {
             for (size_t i = 0; i < p[k].n; i++) {
                 x[i] = p[k].t[i] / scale;
-                r[i] = p[k].y[i] - tb_fit_eval(&p[k].fit, 0, p[k].t[i] - p[k].t[0]);
+                r[i] = p[k].y[i] - tb_fit_eval(p[k].fit, 0, p[k].t[i] - p[k].t[0]);
             }
             draw_points(p[k].n, x, r, np == 1 ? C_BLUE : series_colour[k % 8]);
         }
@@ -188,46 +189,33 @@ static void draw_residual_panel(struct panel_data *p, size_t np, double vy0, dou
 
 int plot_fit(const struct plot_settings *s, const char *path)
 {
-    size_t *idx, ncol;
-    tb_run *run = plot_read_run(path, &idx, &ncol, s, 1);
     char err[TB_ERRMAX];
-    int status = PLOT_EXIT_OK;
-
-    if (!run)
-        return PLOT_EXIT_INPUT;
-    const tb_column *amb = NULL;
-    if (s->m.ambient) {
-        size_t a;
-        if (tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-plot: --ambient: %s\n", err);
-            tb_run_free(run);
-            free(idx);
-            return PLOT_EXIT_INPUT;
-        }
-        amb = tb_run_column(run, a);
+    tb_run *run = tb_run_read(path, NULL, err, sizeof err);
+    if (!run) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return TB_EXIT_INPUT;
     }
-    struct panel_data *p = calloc(ncol, sizeof *p);
+    tb_analysis *a = plot_analyse(s, run, 0);
+    if (!a) {
+        tb_run_free(run);
+        return TB_EXIT_INPUT;
+    }
+    int status = tb_analysis_status(a);
+    size_t ncol = tb_analysis_ncolumns(a);
+    struct panel_data *p = calloc(ncol ? ncol : 1, sizeof *p);
     double t_min = INFINITY, t_max = -INFINITY;
-    for (size_t k = 0; p && k < ncol; k++) {
-        p[k].c = tb_run_column(run, idx[k]);
-        if (tb_series_extract(p[k].c, s->m.from, s->m.to, amb, &p[k].t, &p[k].y, &p[k].n, err,
-                              sizeof err) < 0) {
-            fprintf(stderr, "tb-plot: %s: %s\n", path, err);
-            status = PLOT_EXIT_INPUT;
-            break;
-        }
-        t_min = fmin(t_min, p[k].t[0]);
-        t_max = fmax(t_max, p[k].t[p[k].n - 1]);
-        tb_series ser = {p[k].t, p[k].y, p[k].n};
-        int rc = s->m.auto_order ? tb_fit_series_auto(&ser, 1, &s->m.fit, &p[k].fit, p[k].why, sizeof p[k].why)
-                               : tb_fit_series_run(&ser, 1, &s->m.fit, &p[k].fit, p[k].why, sizeof p[k].why);
-        p[k].fitted = rc == 0;
-        if (rc < 0) {
-            fprintf(stderr, "tb-plot: %s: %s: fit failed: %s\n", path, p[k].c->name, p[k].why);
-            status = PLOT_EXIT_FIT;
-        }
+    if (!p) {
+        fputs("tb-plot: out of memory\n", stderr);
+        status = TB_EXIT_OUTPUT;
     }
-    if (p && status != PLOT_EXIT_INPUT) {
+    for (size_t k = 0; p && k < ncol; k++) {
+        const tb_analysed_column *c = tb_analysis_column(a, k);
+        p[k] = (struct panel_data){c->column, c->t, c->y, c->n, c->fit, c->error};
+        t_min = fmin(t_min, c->t[0]);
+        t_max = fmax(t_max, c->t[c->n - 1]);
+    }
+    /* A run the options do not fit is not drawn; a failed fit is. */
+    if (p && ncol > 0 && status != TB_EXIT_INPUT) {
         const char *xlabel;
         double scale = time_scale(t_max - t_min, &xlabel);
         double t_lo = t_min / scale, t_hi = t_max / scale;
@@ -246,14 +234,8 @@ int plot_fit(const struct plot_settings *s, const char *path)
         }
         figure_end();
     }
-    for (size_t k = 0; p && k < ncol; k++) {
-        free(p[k].t);
-        free(p[k].y);
-        if (p[k].fitted)
-            tb_fit_clear(&p[k].fit);
-    }
     free(p);
-    free(idx);
+    tb_analysis_free(a);
     tb_run_free(run);
-    return status;
+    return status == TB_EXIT_OK || status == TB_EXIT_FIT ? status : TB_EXIT_INPUT;
 }

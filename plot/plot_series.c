@@ -15,7 +15,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fit_job.h"
 #include "plot.h"
 
 static const int colours[] = {C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN, C_TEAL,
@@ -128,10 +127,10 @@ int plot_raw(const struct plot_settings *s, const char *path)
     size_t *idx, n;
     tb_run *run = plot_read_run(path, &idx, &n, s, 0);
     const char *units[2] = {NULL, NULL};
-    int status = PLOT_EXIT_OK;
+    int status = TB_EXIT_OK;
 
     if (!run)
-        return PLOT_EXIT_INPUT;
+        return TB_EXIT_INPUT;
     /* Draw the ambient too when there is one and temperatures are shown. */
     size_t amb = 0;
     for (size_t i = 1; i < tb_run_ncolumns(run); i++)
@@ -149,12 +148,12 @@ int plot_raw(const struct plot_settings *s, const char *path)
         fprintf(stderr, "tb-plot: out of memory\n");
         free(idx);
         tb_run_free(run);
-        return PLOT_EXIT_INPUT;
+        return TB_EXIT_INPUT;
     }
     for (size_t k = 0; k < n; k++) {
         if (series_of(tb_run_column(run, idx[k]), &se[k]) < 0) {
             fprintf(stderr, "tb-plot: out of memory\n");
-            status = PLOT_EXIT_INPUT;
+            status = TB_EXIT_INPUT;
             goto done;
         }
     }
@@ -172,7 +171,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
             fprintf(stderr, "tb-plot: %s: columns in more than two units (%s, %s, %s): "
                     "choose columns of at most two\n", path, *units[0] ? units[0] : "none",
                     *units[1] ? units[1] : "none", *u ? u : "none");
-            status = PLOT_EXIT_INPUT;
+            status = TB_EXIT_INPUT;
             goto done;
         }
     }
@@ -192,7 +191,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
     }
     if (!isfinite(t_min)) {
         fprintf(stderr, "tb-plot: %s: no points to draw in the window\n", path);
-        status = PLOT_EXIT_INPUT;
+        status = TB_EXIT_INPUT;
         goto done;
     }
     const char *xlabel;
@@ -240,16 +239,17 @@ int plot_raw(const struct plot_settings *s, const char *path)
             draw_line(m, x, y, gap_of_series(&se[k], scale), colour, style, 2);
             free(x);
             free(y);
-            static char text[16][192];
-            snprintf(text[k % 16], sizeof text[k % 16], "%s%s", se[k].label,
+            char text[512];
+            snprintf(text, sizeof text, "%s%s", se[k].label,
                      units[1] ? (a == 0 ? " (left axis)" : " (right axis)") : "");
-            legend_line(&lg, text[k % 16], colour, style, 2);
+            legend_line(&lg, text, colour, style, 2);
         }
     }
     plwind(t_lo, t_hi, lo[0], hi[0]);
     plcol0(C_BLACK);
     plmtex("t", 1.2, 0.5, 0.5, s->fig.title ? s->fig.title : path);
     legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    legend_free(&lg);
     figure_end();
 done:
     for (size_t k = 0; k < n; k++)
@@ -262,37 +262,49 @@ done:
 
 int plot_runlength(const struct plot_settings *s, const char *path)
 {
-    size_t *idx, n;
-    tb_run *run = plot_read_run(path, &idx, &n, s, 1);
-    char err[TB_ERRMAX];
-    double *t = NULL, *y = NULL;
-    size_t m;
+    char err[TB_ERRMAX], spec[32];
+    tb_run *run = tb_run_read(path, NULL, err, sizeof err);
 
-    if (!run)
-        return PLOT_EXIT_INPUT;
-    const tb_column *c = tb_run_column(run, idx[0]);
-    if (n > 1)
-        fprintf(stderr, "tb-plot: note: %s: drawing %s only; name another with -c\n", path, c->name);
-    const tb_column *amb = NULL;
-    size_t a;
-    if (s->m.ambient && tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) == 1)
-        amb = tb_run_column(run, a);
-    if (tb_series_extract(c, s->m.from, s->m.to, amb, &t, &y, &m, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-plot: %s: %s\n", path, err);
-        free(idx);
-        tb_run_free(run);
-        return PLOT_EXIT_INPUT;
+    if (!run) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return TB_EXIT_INPUT;
     }
-    tb_series ser = {t, y, m};
-    tb_run_length rl;
-    if (tb_run_length_estimate(&ser, &s->m.fit, s->step, s->tolerance, &rl, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-plot: %s: %s: %s\n", path, c->name, err);
-        free(t);
-        free(y);
+    /* One column is drawn: the first -c names, or the first default one. */
+    struct plot_settings one = *s;
+    const char *first = spec;
+    if (s->ncolumns == 0) {
+        size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx), a;
+        ssize_t amb = -1;
+        if (s->m.ambient && tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) == 1)
+            amb = (ssize_t)a;
+        size_t n = idx ? tb_default_columns(run, amb, idx, NULL, NULL) : 0;
+        snprintf(spec, sizeof spec, "%zu", n > 0 ? idx[0] + 1 : 0);
+        if (n > 1)
+            fprintf(stderr, "tb-plot: note: %s: drawing %s only; name another with -c\n", path,
+                    tb_run_column(run, idx[0])->name);
         free(idx);
-        tb_run_free(run);
-        return PLOT_EXIT_FIT;
+        if (n > 0) {
+            one.columns = &first;
+            one.ncolumns = 1;
+        }
     }
+    tb_analysis *an = plot_analyse(&one, run, 1);
+    if (!an) {
+        tb_run_free(run);
+        return TB_EXIT_INPUT;
+    }
+    int status = tb_analysis_status(an);
+    const tb_analysed_column *col = tb_analysis_column(an, 0);
+    if (status == TB_EXIT_INPUT || !col || !col->run_length) {
+        tb_analysis_free(an);
+        tb_run_free(run);
+        return status == TB_EXIT_OK ? TB_EXIT_INPUT : status;
+    }
+    if (tb_analysis_ncolumns(an) > 1)
+        fprintf(stderr, "tb-plot: note: %s: drawing %s only; name one column with -c\n", path,
+                col->column->name);
+    const tb_column *c = col->column;
+    const tb_run_length rl = *col->run_length;
 
     const char *xlabel;
     double scale = time_scale(rl.prefix[rl.nprefix - 1].length, &xlabel);
@@ -325,10 +337,19 @@ int plot_runlength(const struct plot_settings *s, const char *path)
     draw_line(2, fx, fy, NAN, C_GREY, 3, 1.5);
 
     struct legend lg = {0};
+    /* Every prefix is drawn, however long the run. */
+    double *xs = malloc(4 * rl.nprefix * sizeof *xs);
+    double *ys = xs + rl.nprefix, *ylo = ys + rl.nprefix, *yhi = ylo + rl.nprefix;
+    if (!xs) {
+        fputs("tb-plot: out of memory\n", stderr);
+        figure_end();
+        tb_analysis_free(an);
+        tb_run_free(run);
+        return TB_EXIT_OUTPUT;
+    }
     for (int pass = 0; pass < 2; pass++) {   /* unsound estimates first, grey */
-        double xs[256], ys[256], ylo[256], yhi[256];
         size_t k2 = 0;
-        for (size_t k = 0; k < rl.nprefix && k2 < 256; k++) {
+        for (size_t k = 0; k < rl.nprefix; k++) {
             const tb_prefix *p = &rl.prefix[k];
             int sound = p->ok && !(p->flags & TB_FIT_DEGENERATE);
             if (!p->ok || sound != pass)
@@ -352,6 +373,7 @@ int plot_runlength(const struct plot_settings *s, const char *path)
             plstring((PLINT)k2, xs, ys, "•");
         plschr(0, 1.0);
     }
+    free(xs);
     char t_full[128], t_band[64], t_short[128];
     legend_points(&lg, "T∞ fitted to the run's first minutes, with its interval", C_BLUE);
     legend_points(&lg, "a flagged (degenerate) fit, clipped to the frame", C_GREY);
@@ -370,11 +392,9 @@ int plot_runlength(const struct plot_settings *s, const char *path)
     }
     legend_line(&lg, t_short, C_RED, 2, 2);
     legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    legend_free(&lg);
     figure_end();
-    tb_run_length_clear(&rl);
-    free(t);
-    free(y);
-    free(idx);
+    tb_analysis_free(an);
     tb_run_free(run);
-    return PLOT_EXIT_OK;
+    return TB_EXIT_OK;
 }

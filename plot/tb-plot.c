@@ -56,7 +56,8 @@ static const char usage_text[] =
     "  -V, --version          show the version and exit\n"
     "\n"
     "Exit status: 0 success, 1 a fit failed (the data are drawn and the figure\n"
-    "says so), 2 usage or input error.\n";
+    "says so), 2 usage or input error, 3 the figure could not be written or\n"
+    "memory ran out.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -110,6 +111,40 @@ fail:
     *idx = NULL;
     tb_run_free(run);
     return NULL;
+}
+
+tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int run_length)
+{
+    tb_analysis_options o = tb_model_analysis_options(&s->m);
+    char err[TB_ERRMAX];
+
+    o.columns = s->columns;
+    o.ncolumns = s->ncolumns;
+    o.tolerance = s->tolerance;
+    o.run_length = run_length;
+    o.step = s->step;
+    tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
+    if (!a) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return NULL;
+    }
+    for (size_t i = 0; i < tb_analysis_nmessages(a); i++)
+        fprintf(stderr, "tb-plot: %s\n", tb_analysis_message(a, i));
+    /* What tb-fit's report says of a suspect fit, the figure's user hears
+     * too. */
+    for (size_t i = 0; i < tb_analysis_ncolumns(a); i++) {
+        const tb_analysed_column *c = tb_analysis_column(a, i);
+        unsigned flags = c->run_length ? c->run_length->full_flags : c->fit ? c->fit->flags : 0;
+        char text[256];
+        if (!flags)
+            continue;
+        fprintf(stderr, "tb-plot: note: %s: %s: the fit is flagged: %s", c->source,
+                c->column->name, tb_fit_flags_text(flags, text, sizeof text));
+        if (flags & TB_FIT_THROTTLED)
+            fprintf(stderr, " (%s changed from %.0f s)", c->throttled_by, c->throttled_since);
+        fputc('\n', stderr);
+    }
+    return a;
 }
 
 enum {
@@ -179,10 +214,10 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
         case OPT_OPS: s->ops = 1; break;
         case 'h':
             fputs(usage_text, stdout);
-            exit(PLOT_EXIT_OK);
+            exit(TB_EXIT_OK);
         case 'V':
             puts("tb-plot (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            exit(PLOT_EXIT_OK);
+            exit(TB_EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
@@ -215,11 +250,11 @@ int main(int argc, char **argv)
     tb_model_settings_init(&s.m);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage_text, stdout);
-        return PLOT_EXIT_OK;
+        return TB_EXIT_OK;
     }
     if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         puts("tb-plot (" PACKAGE_NAME ") " PACKAGE_VERSION);
-        return PLOT_EXIT_OK;
+        return TB_EXIT_OK;
     }
     if (argc < 2)
         return usage_error("%s", "no figure named: fit, raw, runlength or compare");
@@ -240,7 +275,7 @@ int main(int argc, char **argv)
             status = usage_error("%s", "runlength works with a fixed --order");
         else if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
             fprintf(stderr, "tb-plot: %s\n", err);
-            status = PLOT_EXIT_INPUT;
+            status = TB_EXIT_INPUT;
         }
     }
     if (status >= 0) {
@@ -257,7 +292,7 @@ int main(int argc, char **argv)
         status = plot_runlength(&s, argv[first]);
     else
         status = plot_compare(&s, argv + first, nargs);
-    if (status == PLOT_EXIT_INPUT)
+    if (status == TB_EXIT_INPUT)
         remove(s.fig.path);   /* no half-made figure left behind */
     free(s.columns);
     tb_model_settings_free(&s.m);

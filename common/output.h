@@ -1,7 +1,7 @@
 /*
- * output.h -- writing tables, CSV and JSON for the tools' reports.  Part of
- * libtbfit but not of its public API: it serves tb-info, tb-fit and the
- * tools after them so their outputs agree.
+ * output.h -- writing tables, CSV and JSON for the tools' reports, so that
+ * the outputs of tb-info, tb-fit and the tools after them agree.  Part of
+ * libtbtools, the host programs' shared code.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "exit_status.h"
 
 static const struct option model_options[] = {
     {"order", required_argument, NULL, TB_OPT_ORDER},
@@ -34,6 +35,24 @@ void tb_model_settings_free(struct tb_model_settings *m)
 {
     free(m->labels_buf);
     m->labels_buf = NULL;
+}
+
+tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m)
+{
+    tb_analysis_options o = tb_analysis_default_options();
+    o.fit = m->fit;
+    o.auto_order = m->auto_order;
+    o.ambient = m->ambient;
+    o.from = m->from;
+    o.to = m->to;
+    return o;
+}
+
+const char *const *tb_model_labels(const struct tb_model_settings *m, int order)
+{
+    if (m->nlabels == order)
+        return m->labels;
+    return m->nlabels == 0 ? tb_default_labels(order) : NULL;
 }
 
 struct option *tb_cli_options(const struct option *own)
@@ -85,7 +104,7 @@ int tb_cli_usage_error(const char *prog, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
-    return 2;
+    return TB_EXIT_INPUT;
 }
 
 static int parse_labels(struct tb_model_settings *m, const char *arg)

@@ -126,7 +126,10 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             }
         }
     }
-    tb_holm_adjust(p, t->ntests, p);
+    if (tb_holm_adjust(p, t->ntests, p) < 0) {
+        free(p);
+        goto oom;
+    }
     double alpha = 1 - s->m.fit.level;
     for (size_t i = 0; i < t->ntests; i++) {
         struct compare_test *k = &t->tests[i];

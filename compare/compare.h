@@ -12,10 +12,10 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "exit_status.h"
 #include "grouping.h"
 #include "tbfit.h"
 
-enum compare_exit { COMPARE_SAME = 0, COMPARE_REGRESSION = 1, COMPARE_INPUT = 2 };
 enum compare_format { COMPARE_TEXT, COMPARE_CSV, COMPARE_JSON, COMPARE_MARKDOWN };
 
 struct compare_settings {
@@ -35,7 +35,6 @@ struct compare_settings {
     const char *cache;             /* --cache DIR */
     int jobs;
     const char *plot;              /* --plot FILE */
-    const char *argv0;             /* to find tb-plot beside us */
 };
 
 /* --- inputs (compare_inputs.c) --- */
@@ -53,7 +52,7 @@ struct compare_input {
     size_t nrows;
     char *msg;          /* its messages, printed in input order */
     size_t msglen;
-    int status;         /* COMPARE_SAME or COMPARE_INPUT */
+    int status;         /* TB_EXIT_OK or TB_EXIT_INPUT */
     size_t failed;      /* fits that failed: the run is left out */
 };
 
@@ -117,7 +116,7 @@ void compare_report(const struct compare_settings *s, const struct compare_table
                     size_t nfailed);
 
 /* --plot: the first column's groups drawn by tb-plot compare.
- * COMPARE_SAME, or COMPARE_INPUT with a message on standard error. */
+ * TB_EXIT_OK, or TB_EXIT_INPUT with a message on standard error. */
 int compare_plot(const struct compare_settings *s, const struct compare_row *rows, size_t n,
                  const struct compare_table *t);
 

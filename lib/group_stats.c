@@ -47,19 +47,16 @@ int tb_welch_test(const double *a, size_t na, const double *b, size_t nb,
     return 0;
 }
 
-void tb_holm_adjust(const double *p, size_t n, double *adjusted)
+int tb_holm_adjust(const double *p, size_t n, double *adjusted)
 {
     if (n == 0)
-        return;
+        return 0;
     size_t *order = malloc(n * sizeof *order);
     double *copy = malloc(n * sizeof *copy);
     if (!order || !copy) {
-        /* Bonferroni needs no memory and is never less strict. */
-        for (size_t i = 0; i < n; i++)
-            adjusted[i] = fmin(1, p[i] * (double)n);
         free(order);
         free(copy);
-        return;
+        return -1;
     }
     memcpy(copy, p, n * sizeof *copy);
     gsl_sort_index(order, copy, 1, n);
@@ -71,6 +68,7 @@ void tb_holm_adjust(const double *p, size_t n, double *adjusted)
     }
     free(order);
     free(copy);
+    return 0;
 }
 
 int tb_natural_compare(const char *a, const char *b)

@@ -2,7 +2,7 @@
  * work_pool.h -- items 0..N-1 worked on by up to JOBS threads, in order of
  * their index, while the caller waits for each item in turn (to print
  * results in input order as soon as they are ready).  What tb-fit -j and
- * tb-compare -j share.  Part of libtbfit, not of its public API.
+ * tb-compare -j share.  Part of libtbtools, the host programs' shared code.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

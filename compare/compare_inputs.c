@@ -17,8 +17,7 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "fit_job.h"
-#include "report.h"
+#include "paths.h"
 #include "work_pool.h"
 
 /* FNV-1a of the run's bytes and of the options that change its fit; the
@@ -51,13 +50,6 @@ static int cache_key(const struct compare_settings *s, const char *path, char *k
     return 0;
 }
 
-static void result_clear(tb_result *r)
-{
-    free(r->file);
-    free(r->column);
-    free(r->flags);
-}
-
 static int add_row(struct compare_input *in, const tb_result *r, char *group)
 {
     struct compare_row *nr = realloc(in->rows, (in->nrows + 1) * sizeof *nr);
@@ -85,10 +77,6 @@ static void say(struct compare_input *in, FILE *msg, const char *fmt, ...)
 /* Fit the run at IN->path (or take its fit from the cache). */
 static void fit_run(const struct compare_settings *s, struct compare_input *in, FILE *msg)
 {
-    struct tb_job_request req = {
-        .prog = "tb-compare", .m = &s->m, .columns = s->columns, .ncolumns = s->ncolumns,
-        .work = s->work, .nwork = s->nwork,
-    };
     char key[4096], err[TB_ERRMAX];
     int cached = s->cache && cache_key(s, in->path, key, sizeof key) == 0;
 
@@ -104,9 +92,9 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
                 if (!g || add_row(in, &rows[i], g) < 0) {
                     free(g);
                     say(in, msg, "%s", group ? "out of memory" : err);
-                    in->status = COMPARE_INPUT;
+                    in->status = TB_EXIT_INPUT;
                     for (size_t k = i; k < n; k++)
-                        result_clear(&rows[k]);
+                        tb_result_clear(&rows[k]);
                     free(rows);
                     free(group);
                     return;
@@ -120,66 +108,70 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
         tb_results_free(rows, n);
     }
 
-    struct tb_job_data d;
-    /* A run that cannot be read or lacks a column is left out, and said so,
-     * like one that cannot be fitted: the others are still compared. */
-    if (tb_job_prepare(&req, &in->path, 1, msg, &d) != TB_EXIT_OK || d.n == 0) {
-        say(in, msg, "excluded: %s", in->path);
-        in->failed++;
-        if (d.n == 0) {
-            tb_job_free(&d);
-            return;
-        }
-    }
-    char *group = tb_grouping_of(&s->grouping, in->path, d.runs[0], err, sizeof err);
-    if (!group) {
+    tb_analysis_options o = tb_model_analysis_options(&s->m);
+    o.columns = s->columns;
+    o.ncolumns = s->ncolumns;
+    o.work = s->work;
+    o.nwork = s->nwork;
+    o.shared_tau = s->shared_tau;
+    tb_analysis *a = tb_analyse_paths(&in->path, 1, &o, err, sizeof err);
+    if (!a) {
         say(in, msg, "%s", err);
-        in->status = COMPARE_INPUT;
-        tb_job_free(&d);
+        in->status = TB_EXIT_INPUT;
         return;
     }
+    for (size_t i = 0; i < tb_analysis_nmessages(a); i++)
+        say(in, msg, "%s", tb_analysis_message(a, i));
+    /* A run that cannot be read, lacks a column or a work counter, or has
+     * nothing to fit is left out whole, and said so, like a column that
+     * cannot be fitted: the others are still compared. */
+    size_t ncols = tb_analysis_ncolumns(a);
+    if (tb_analysis_status(a) == TB_STATUS_INPUT || ncols == 0) {
+        say(in, msg, "excluded: %s", in->path);
+        in->failed++;
+        tb_analysis_free(a);
+        return;
+    }
+    char *group = tb_grouping_of(&s->grouping, in->path, tb_analysis_run(a, 0), err, sizeof err);
+    if (!group) {
+        say(in, msg, "%s", err);
+        in->status = TB_EXIT_INPUT;
+        tb_analysis_free(a);
+        return;
+    }
+    /* A failed fit is not cached: it is tried again next time. */
     FILE *cache = NULL;
     char tmp[4200];
-    if (cached) {
+    if (cached && tb_analysis_status(a) == TB_STATUS_OK) {
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", key, (long)getpid());
         if ((cache = fopen(tmp, "w")))
-            tb_report_csv_header(cache, TB_FIT_MAX_ORDER);
+            tb_results_write_header(cache, TB_FIT_MAX_ORDER);
     }
-    size_t groups = s->shared_tau ? 1 : d.n;
-    for (size_t gi = 0; gi < groups; gi++) {
-        tb_fit fit;
-        const struct tb_prepared *p = s->shared_tau ? d.p : &d.p[gi];
-        size_t np = s->shared_tau ? d.n : 1;
-        if (tb_job_fit(&req, p, np, &fit, err, sizeof err) < 0) {
-            say(in, msg, "excluded: %s: %s: %s", in->path,
-                s->shared_tau ? "shared-τ fit" : tb_run_column(p->run, p->column)->name, err);
+    for (size_t i = 0; i < ncols; i++) {
+        const tb_analysed_column *c = tb_analysis_column(a, i);
+        if (!c->fit) {
+            say(in, msg, "excluded: %s: %s", in->path, s->shared_tau ? "shared-τ fit" : c->column->name);
             in->failed++;
-            if (cache) {   /* a failed fit is not cached: it is tried again */
-                fclose(cache);
-                remove(tmp);
-                cache = NULL;
-            }
+            if (s->shared_tau)
+                break;
             continue;
         }
-        for (size_t k = 0; k < np; k++) {
-            tb_result r;
-            char *g = strdup(group);
-            if (!g || tb_job_result(&p[k], &fit, k, &r) < 0 || add_row(in, &r, g) < 0) {
-                free(g);
-                say(in, msg, "out of memory");
-                in->status = COMPARE_INPUT;
-                continue;
-            }
-            if (cache) {
-                tb_fit_report rep = {
-                    .file = p[k].file, .column = r.column, .fit = &fit, .series = k,
-                    .settle = NAN, .tolerance = 0.5, .ops_per_s = p[k].ops,
-                    .throttled_since = NAN, .level = s->m.fit.level, .ci_method = "covariance",
-                };
-                tb_report_fit(cache, TB_FORMAT_CSV, &rep, TB_FIT_MAX_ORDER, 0);
-            }
+        tb_result r;
+        char *g = strdup(group);
+        if (!g || tb_result_from_column(c, &r) < 0) {
+            free(g);
+            say(in, msg, "out of memory");
+            in->status = TB_EXIT_INPUT;
+            continue;
         }
-        tb_fit_clear(&fit);
+        if (cache)
+            tb_results_write(cache, &r, TB_FIT_MAX_ORDER);
+        if (add_row(in, &r, g) < 0) {
+            tb_result_clear(&r);
+            free(g);
+            say(in, msg, "out of memory");
+            in->status = TB_EXIT_INPUT;
+        }
     }
     if (cache) {
         if (fclose(cache) == 0)
@@ -188,7 +180,7 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
             remove(tmp);
     }
     free(group);
-    tb_job_free(&d);
+    tb_analysis_free(a);
 }
 
 static void read_input(const struct compare_settings *s, struct compare_input *in)
@@ -197,7 +189,7 @@ static void read_input(const struct compare_settings *s, struct compare_input *i
     char err[TB_ERRMAX];
 
     if (!msg) {
-        in->status = COMPARE_INPUT;
+        in->status = TB_EXIT_INPUT;
         return;
     }
     if (strcmp(in->path, "-") != 0 && tb_results_is_results_file(in->path)) {
@@ -205,15 +197,15 @@ static void read_input(const struct compare_settings *s, struct compare_input *i
         size_t n = 0;
         if (tb_results_read(in->path, &rows, &n, err, sizeof err) < 0) {
             say(in, msg, "%s", err);
-            in->status = COMPARE_INPUT;
+            in->status = TB_EXIT_INPUT;
         }
         for (size_t i = 0; i < n; i++) {
             char *g = tb_grouping_of(&s->grouping, rows[i].file, NULL, err, sizeof err);
             if (!g || add_row(in, &rows[i], g) < 0) {
                 say(in, msg, "%s", g ? "out of memory" : err);
-                in->status = COMPARE_INPUT;
+                in->status = TB_EXIT_INPUT;
                 free(g);
-                result_clear(&rows[i]);
+                tb_result_clear(&rows[i]);
             }
         }
         free(rows);
@@ -246,6 +238,6 @@ int compare_read_inputs(const struct compare_settings *s, struct compare_input *
 
 void compare_row_clear(struct compare_row *row)
 {
-    result_clear(&row->r);
+    tb_result_clear(&row->r);
     free(row->group);
 }

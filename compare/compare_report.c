@@ -7,7 +7,7 @@
 #include <config.h>
 
 #include <errno.h>
-#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "find_program.h"
 #include "output.h"
 
 static const char *unit_of(int m)
@@ -238,65 +239,66 @@ static void print_markdown(const struct compare_settings *s, const struct compar
 int compare_plot(const struct compare_settings *s, const struct compare_row *rows, size_t n,
                  const struct compare_table *t)
 {
-    char results[] = "/tmp/tb-compare-plot.XXXXXX";
-    int fd = mkstemp(results);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "tb-compare: --plot: a temporary file: %s\n", strerror(errno));
-        return COMPARE_INPUT;
+    /* A private folder: no name another user could plant or guess. */
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[PATH_MAX], results[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/tb-compare.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "tb-compare: --plot: a temporary folder in %s: %s\n",
+                tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+        return TB_EXIT_INPUT;
     }
-    fputs("file,column,T_inf,T_inf_lo,T_inf_hi,ops_per_s\n", f);
+    snprintf(results, sizeof results, "%s/results.csv", dir);
+    FILE *f = fopen(results, "wx");
+    if (!f) {
+        fprintf(stderr, "tb-compare: --plot: %s: %s\n", results, strerror(errno));
+        rmdir(dir);
+        return TB_EXIT_INPUT;
+    }
+    tb_results_write_header(f, TB_FIT_MAX_ORDER);
     for (size_t g = 0; g < t->ngroups; g++) {
         for (size_t i = 0; i < n; i++) {
             const tb_result *r = &rows[i].r;
             if (strcmp(rows[i].group, t->groups[g]) || strcmp(r->column, t->columns[0]))
                 continue;
-            tb_csv_string(f, r->file);
-            fputc(',', f);
-            tb_csv_string(f, r->column);
-            fprintf(f, ",%.17g,%.17g,%.17g,", r->t_inf.value, r->t_inf.lo, r->t_inf.hi);
-            tb_csv_number(f, r->ops_per_s);
-            fputc('\n', f);
+            tb_results_write(f, r, TB_FIT_MAX_ORDER);
         }
     }
     if (fclose(f) != 0) {
+        fprintf(stderr, "tb-compare: --plot: %s: %s\n", results, strerror(errno));
         remove(results);
-        fprintf(stderr, "tb-compare: --plot: %s\n", strerror(errno));
-        return COMPARE_INPUT;
+        rmdir(dir);
+        return TB_EXIT_INPUT;
     }
-    /* tb-plot beside us (installed), in the build tree (libtool runs us
-     * from fit/.libs), else on PATH */
-    char *self = strdup(s->argv0), *here = self ? dirname(self) : ".", *tool = NULL;
-    const char *candidates[] = {"%s/tb-plot", "%s/../plot/tb-plot", "%s/../../plot/tb-plot"};
-    for (size_t i = 0; i < 3 && !tool; i++) {
-        char *c = NULL;
-        if (asprintf(&c, candidates[i], here) >= 0 && access(c, X_OK) == 0)
-            tool = c;
-        else
-            free(c);
+    char *tool = tb_find_program("tb-plot", "plot");
+    if (!tool) {
+        fprintf(stderr, "tb-compare: --plot: tb-plot is neither beside tb-compare nor on PATH\n");
+        remove(results);
+        rmdir(dir);
+        return TB_EXIT_INPUT;
     }
     char title[256];
     snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
              t->groups[t->baseline]);
-    char *const argv[] = {tool ? tool : "tb-plot", "compare", results, "--group-by", (char *)s->group_by,
+    char *const argv[] = {tool, "compare", results, "--group-by", (char *)s->group_by,
                           "--ops", "--title", title, "-o", (char *)s->plot,
                           s->group_order ? "--group-order" : NULL, (char *)s->group_order, NULL};
-    int status = COMPARE_INPUT;
+    int status = TB_EXIT_INPUT;
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        execvp(argv[0], argv);
+        execv(argv[0], argv);
         fprintf(stderr, "tb-compare: --plot: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     int ws;
     if (pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
-        status = COMPARE_SAME;
+        status = TB_EXIT_OK;
     else
         fprintf(stderr, "tb-compare: --plot %s: tb-plot failed\n", s->plot);
     remove(results);
+    rmdir(dir);
     free(tool);
-    free(self);
     return status;
 }
 

@@ -1,7 +1,7 @@
 /*
  * cli.h -- what the host tools' command lines share: the model options of
  * tb-fit and tb-plot (and the tools after them), number parsing and usage
- * errors.  Part of libtbfit, not of its public API.
+ * errors.  Part of libtbtools, the host programs' shared code.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -33,6 +33,14 @@ struct tb_model_settings {
 void tb_model_settings_init(struct tb_model_settings *m);
 void tb_model_settings_free(struct tb_model_settings *m);
 
+/* The analysis options the model settings give (fit, order, ambient,
+ * window); the tool adds its columns, work counters and the rest. */
+tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m);
+
+/* The labels of the terms of a fit of ORDER: --labels when it gave ORDER
+ * of them, tb_default_labels() when it gave none, else NULL. */
+const char *const *tb_model_labels(const struct tb_model_settings *m, int order);
+
 /* OWN's options followed by the model options, for getopt_long(); free()
  * it.  NULL when memory runs out. */
 struct option *tb_cli_options(const struct option *own);
@@ -59,8 +67,8 @@ int tb_cli_number(const char *s, double *x);
 #define TB_CLI_MAX_JOBS 1024
 int tb_cli_jobs(const char *arg, int *jobs, char *err, size_t errlen);
 
-/* "PROG: message" and a hint to --help on standard error; returns 2, the
- * usage-error status of every host tool. */
+/* "PROG: message" and a hint to --help on standard error; returns
+ * TB_EXIT_INPUT, the usage-error status of every host tool. */
 int tb_cli_usage_error(const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -22,7 +22,8 @@
 
 #include "cli.h"
 #include "compare.h"
-#include "fit_job.h"
+#include "exit_status.h"
+#include "paths.h"
 
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
 void openblas_set_num_threads(int n);
@@ -183,10 +184,10 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
             break;
         case 'h':
             fputs(usage_text, stdout);
-            exit(COMPARE_SAME);
+            exit(TB_EXIT_OK);
         case 'V':
             puts("tb-compare (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            exit(COMPARE_SAME);
+            exit(TB_EXIT_OK);
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
@@ -225,7 +226,7 @@ int main(int argc, char **argv)
 {
     struct compare_settings s = {
         .group_by = "dir", .threshold = 0.5, .tau_threshold = 0.10, .ops_threshold = 0.02,
-        .format = COMPARE_TEXT, .jobs = 1, .argv0 = argv[0],
+        .format = COMPARE_TEXT, .jobs = 1,
     };
     struct tb_paths paths = {0};
     char err[TB_ERRMAX];
@@ -239,22 +240,22 @@ int main(int argc, char **argv)
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS
     openblas_set_num_threads(1);
 #endif
-    status = COMPARE_SAME;
+    status = TB_EXIT_OK;
     /* An input named that is not there is a mistake (a typo in a nightly
      * job), not a run to leave out: nothing is compared. */
     for (int i = optind; i < argc; i++) {
         if (strcmp(argv[i], "-") != 0 && access(argv[i], R_OK) != 0) {
             fprintf(stderr, "tb-compare: %s: %s\n", argv[i], strerror(errno));
-            status = COMPARE_INPUT;
+            status = TB_EXIT_INPUT;
         } else if (tb_paths_add(&paths, argv[i], "tb-compare") < 0) {
-            status = COMPARE_INPUT;
+            status = TB_EXIT_INPUT;
         }
     }
     if (s.cache && mkdir(s.cache, 0777) < 0 && errno != EEXIST) {
         fprintf(stderr, "tb-compare: --cache %s: %s\n", s.cache, strerror(errno));
         tb_paths_free(&paths);
         settings_free(&s);
-        return COMPARE_INPUT;
+        return TB_EXIT_INPUT;
     }
 
     struct compare_input *in = calloc(paths.n ? paths.n : 1, sizeof *in);
@@ -262,7 +263,7 @@ int main(int argc, char **argv)
         fputs("tb-compare: out of memory\n", stderr);
         tb_paths_free(&paths);
         settings_free(&s);
-        return COMPARE_INPUT;
+        return TB_EXIT_INPUT;
     }
     for (size_t i = 0; i < paths.n; i++)
         in[i].path = paths.v[i];
@@ -271,7 +272,7 @@ int main(int argc, char **argv)
         free(in);
         tb_paths_free(&paths);
         settings_free(&s);
-        return COMPARE_INPUT;
+        return TB_EXIT_INPUT;
     }
 
     /* Messages in input order; the rows of every input in one array. */
@@ -291,28 +292,28 @@ int main(int argc, char **argv)
     if (nfailed && s.strict) {
         fprintf(stderr, "tb-compare: %zu fit%s failed and --strict is given\n", nfailed,
                 nfailed == 1 ? "" : "s");
-        status = COMPARE_INPUT;
+        status = TB_EXIT_INPUT;
     }
     struct compare_table t;
-    if (status == COMPARE_SAME) {
+    if (status == TB_EXIT_OK) {
         if (!rows || nrows == 0) {
             fprintf(stderr, "tb-compare: nothing to compare: no run was fitted\n");
-            status = COMPARE_INPUT;
+            status = TB_EXIT_INPUT;
         } else if (compare_table_build(&s, rows, nrows, &t, err, sizeof err) < 0) {
             fprintf(stderr, "tb-compare: %s\n", err);
-            status = COMPARE_INPUT;
+            status = TB_EXIT_INPUT;
             compare_table_free(&t);
         } else {
             if (t.ngroups < 2) {
                 fprintf(stderr, "tb-compare: only one group (%s) by --group-by %s: nothing to "
                         "compare it with\n", t.groups[0], s.group_by);
-                status = COMPARE_INPUT;
+                status = TB_EXIT_INPUT;
             }
             compare_report(&s, &t, nfailed);
             if (compare_regressed(&t))
-                status = COMPARE_REGRESSION;
-            if (s.plot && compare_plot(&s, rows, nrows, &t) != COMPARE_SAME)
-                status = COMPARE_INPUT;
+                status = TB_EXIT_FIT;
+            if (s.plot && compare_plot(&s, rows, nrows, &t) != TB_EXIT_OK)
+                status = TB_EXIT_INPUT;
             compare_table_free(&t);
         }
     }
@@ -331,7 +332,7 @@ int main(int argc, char **argv)
     settings_free(&s);
     if (fflush(stdout) != 0) {
         perror("tb-compare: write error");
-        return COMPARE_INPUT;
+        return TB_EXIT_INPUT;
     }
     return status;
 }

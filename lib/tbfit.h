@@ -2,10 +2,16 @@
  * tbfit.h -- libtbfit, the analysis library of tbkit.
  *
  * Reads runs recorded in the thermobench CSV format (by tb-record or the
- * original thermobench) into columns of (time, value) points.  Every
- * function that can fail returns NULL or a negative value and writes one
- * line "FILE:LINE: what is wrong" into a caller's buffer; the library never
- * prints, exits or aborts.  So that GSL does not abort either, the first
+ * original thermobench) into columns of (time, value) points, fits the
+ * thermal model T(t) = T∞ + Σ kᵢ·exp(−t/τᵢ) to them with intervals, and
+ * writes and reads the results.  The tools of tbkit are thin front ends to
+ * it: tb_analyse_paths() is what tb-fit, tb-plot and tb-compare do with a
+ * run.  See libtbfit(3).
+ *
+ * Every function that can fail says so in its comment: it returns NULL or
+ * a negative value and, where it takes ERR and ERRLEN, writes one line
+ * "FILE:LINE: what is wrong" there.  The library never prints, exits or
+ * aborts.  So that GSL does not abort either, the first
  * fit or statistic turns GSL's error handler off for the process
  * (gsl_set_error_handler_off()); functions are safe to call from several
  * threads on different data.
@@ -27,6 +33,9 @@ extern "C" {
 
 /* An error buffer of this size always holds a whole message. */
 #define TB_ERRMAX 1024
+
+/* The library's version, "MAJOR.MINOR.PATCH", as tbkit's. */
+const char *tb_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Runs                                                                */
@@ -238,8 +247,9 @@ enum tb_fit_flag {
     TB_FIT_FEW_POINTS = 1 << 4,    /* under 5 points per parameter */
     TB_FIT_NO_CONVERGENCE = 1 << 5,/* the search stopped at its limit */
     TB_FIT_NO_CI = 1 << 6,         /* the intervals could not be computed */
-    TB_FIT_THROTTLED = 1 << 7,     /* frequency or power changed (set by
-                                      tb_analysis, which sees the run) */
+    TB_FIT_THROTTLED = 1 << 7,     /* frequency or power changed during the
+                                      window: set by tb_analyse_runs(),
+                                      which sees the run's other columns */
     TB_FIT_K_SPANS_ZERO = 1 << 8,  /* a term whose k interval holds 0 in
                                       every series: the data do not show it */
 };
@@ -303,8 +313,9 @@ void tb_fit_clear(tb_fit *fit);
 /* From runs to fits                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Parse a duration: "90", "90s", "500ms", "5min" (or "5m"), "1h"; 0, or
- * -1 when S is not one. */
+/* Parse a duration as every tbkit tool writes one (--from, --step): "90",
+ * "90s", "500ms", "5min" (or "5m"), "1h"; 0 with *SECONDS set, or -1 when
+ * S is not one (negative, not finite, a unit it does not know). */
 int tb_parse_duration(const char *s, double *seconds);
 
 /*
@@ -320,6 +331,10 @@ int tb_series_extract(const tb_column *c, double from, double to,
 /* Operations per second from the cumulative counter WORK within the
  * window: the slope of a least-squares line.  NaN under two points. */
 double tb_work_rate(const tb_column *work, double from, double to);
+
+/* Whether NAME is a work counter, thermobench's NAME_work_done column: a
+ * running count of operations, taken by default for operations/s. */
+int tb_is_work_counter(const char *name);
 
 /*
  * Whether a frequency (Hz) or power (W) column of RUN changes during the
@@ -342,8 +357,10 @@ size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
                           void (*note)(void *ctx, const tb_column *c, const char *why),
                           void *ctx);
 
-/* The names of the terms of a fit of ORDER when the user gives none:
- * heat sink, board, testbed for 3; NULL otherwise. */
+/* Names of the terms of a fit of ORDER for a report when the user gives
+ * none: for 3, those of a board on its testbed as Sojka et al. found them
+ * on the reference i.MX8 ("heat sink", "board", "testbed", fastest
+ * first); NULL for any other order.  Static strings. */
 const char *const *tb_default_labels(int order);
 
 /* Time (s after the first point) after which series I of FIT stays within
@@ -383,27 +400,163 @@ int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
 void tb_run_length_clear(tb_run_length *rl);
 
 /* ------------------------------------------------------------------ */
-/* tb-fit results read back                                            */
+/* Analysis: from runs to fitted columns, as every tbkit tool does it   */
 /* ------------------------------------------------------------------ */
 
-/* One row of a tb-fit --format csv file. */
+/* What to fit in a run and how; start from tb_analysis_default_options(). */
+typedef struct tb_analysis_options {
+    tb_fit_options fit;             /* order, τ range, level, intervals */
+    int auto_order;                 /* non-zero: the order by AICc
+                                       (tb_fit_series_auto()) */
+    int shared_tau;                 /* non-zero: one fit of every column of
+                                       every run, with common τ */
+    const char *const *columns;     /* specs as for tb_run_select(); none
+                                       (0): tb_default_columns() */
+    size_t ncolumns;
+    const char *ambient;            /* a column subtracted, interpolated,
+                                       before fitting; NULL for none */
+    double from, to;                /* the window, s of the run's time
+                                       column; default 0 and +∞ */
+    const char *const *work;        /* work counters summed into
+                                       operations/s; none (0): every
+                                       tb_is_work_counter() column */
+    size_t nwork;
+    double tolerance;               /* °C, of the settle time and the run
+                                       length; default 0.5 */
+    int run_length;                 /* non-zero: the run-length analysis of
+                                       each column too (needs a fixed order
+                                       and no shared τ) */
+    double step;                    /* s, of the run length; default 60 */
+} tb_analysis_options;
+
+tb_analysis_options tb_analysis_default_options(void);
+
+/* The exit statuses of tbkit's host tools, worst last; an analysis ends
+ * in one of them. */
+enum tb_status {
+    TB_STATUS_OK = 0,      /* every column fitted */
+    TB_STATUS_FIT = 1,     /* a fit (or a run-length analysis) failed */
+    TB_STATUS_INPUT = 2,   /* a run could not be read, a column named in the
+                              options is not in it, or nothing to fit */
+};
+
+/* One fitted column and everything known around it.  Pointers are owned
+ * by the analysis (or the run) and live as long as they do. */
+typedef struct tb_analysed_column {
+    const tb_run *run;
+    const char *source;             /* tb_run_source(run) */
+    size_t index;                   /* of the column in the run */
+    const tb_column *column;
+    const double *t, *y;            /* the n points of the window fitted,
+                                       ambient subtracted */
+    size_t n;
+    double ops_per_s;               /* of its run; NaN: no work counter */
+    double throttled_since;         /* s of the run; NaN: not throttled */
+    const char *throttled_by;       /* the column that changed, or NULL */
+    const tb_fit *fit;              /* NULL when the fit failed; with shared
+                                       τ one fit serves every column */
+    size_t series;                  /* this column's series of fit */
+    const char *error;              /* why the fit failed, or NULL */
+    double settle;                  /* s until the fit stays within the
+                                       tolerance of T∞; NaN without a fit */
+    const tb_run_length *run_length;/* when asked and it could be found */
+} tb_analysed_column;
+
+typedef struct tb_analysis tb_analysis;
+
+/*
+ * Analyse the NRUNS runs (not owned; they must outlive the analysis):
+ * choose each run's columns, cut the window, subtract the ambient, work
+ * out operations per second and whether the run throttled, fit (flagging
+ * TB_FIT_THROTTLED), and the settle time and run length when asked.
+ * Problems with the runs do not stop it: each is a message (see
+ * tb_analysis_message()) and raises tb_analysis_status(); what could be
+ * fitted is there.  Returns NULL with a message in ERR only for options
+ * that contradict each other, or when memory runs out.
+ */
+tb_analysis *tb_analyse_runs(const tb_run *const *runs, size_t nruns,
+                             const tb_analysis_options *opt,
+                             char *err, size_t errlen);
+
+/* As tb_analyse_runs() for the runs in the files PATHS ("-": standard
+ * input), read with the default tb_read_options; a file that cannot be
+ * read is a message and TB_STATUS_INPUT, and the others are analysed. */
+tb_analysis *tb_analyse_paths(const char *const *paths, size_t npaths,
+                              const tb_analysis_options *opt,
+                              char *err, size_t errlen);
+
+/* Release an analysis (and the runs tb_analyse_paths() read); NULL is
+ * accepted. */
+void tb_analysis_free(tb_analysis *a);
+
+/* The worst status met (enum tb_status). */
+int tb_analysis_status(const tb_analysis *a);
+
+/* The fitted columns (and those whose fit failed), in the order of the
+ * runs and of each run's columns; I out of range: NULL. */
+size_t tb_analysis_ncolumns(const tb_analysis *a);
+const tb_analysed_column *tb_analysis_column(const tb_analysis *a, size_t i);
+
+/* The runs analysed, in the order given; tb_analyse_paths() gives NULL
+ * for a file that could not be read. */
+size_t tb_analysis_nruns(const tb_analysis *a);
+const tb_run *tb_analysis_run(const tb_analysis *a, size_t i);
+
+/* What the caller should tell the user, in order: the reader's warnings,
+ * columns left out and why, failed fits.  One line each, without a
+ * program name and without a newline ("warning: FILE:LINE: ...",
+ * "note: ...", or an error naming the file and column). */
+size_t tb_analysis_nmessages(const tb_analysis *a);
+const char *tb_analysis_message(const tb_analysis *a, size_t i);
+
+/* ------------------------------------------------------------------ */
+/* Results: tb-fit's CSV, written and read back                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One fitted column as a row of the results file (tb-fit --format csv):
+ * file,column,order,points,duration_s,rss,rmse,T_inf,T_inf_lo,T_inf_hi,
+ * then kJ,kJ_lo,kJ_hi,tauJ,tauJ_lo,tauJ_hi for each term J, then
+ * settle_s,ops_per_s,flags.  Numbers not known are NaN (empty cells).
+ */
 typedef struct tb_result {
     char *file;
     char *column;
     int order;
     size_t points;
+    double duration;      /* s */
+    double rss;           /* °C² */
+    double rmse;          /* °C */
     tb_estimate t_inf;
+    tb_estimate k[TB_FIT_MAX_ORDER];
     tb_estimate tau[TB_FIT_MAX_ORDER];
-    double rmse;
-    double ops_per_s;     /* NaN when empty */
-    char *flags;          /* "a;b", "" when none */
+    double settle;        /* s */
+    double ops_per_s;
+    char *flags;          /* flag names "a;b", "" when none */
 } tb_result;
 
+/* The row of the analysed column C, which must have a fit: 0, or -1 when
+ * memory runs out.  Release its strings with tb_result_clear(). */
+int tb_result_from_column(const tb_analysed_column *c, tb_result *r);
+void tb_result_clear(tb_result *r);
+
+/* The flags of a fit as "a;b" ("" when none) into BUF of SIZE bytes
+ * (256 holds every flag); returns BUF. */
+const char *tb_fit_flags_text(unsigned flags, char *buf, size_t size);
+
+/* The header line of a results file whose rows have up to MAX_ORDER
+ * terms, and one row; numbers are written to full precision.  0, or -1
+ * on a write error (errno says which). */
+int tb_results_write_header(FILE *f, int max_order);
+int tb_results_write(FILE *f, const tb_result *r, int max_order);
+
 /*
- * Read the rows of a tb-fit CSV result file (PATH, "-" for standard input)
- * and append them to *ROWS (grown with realloc; *N rows so far).  The
- * header must hold at least file, column, T_inf, T_inf_lo and T_inf_hi.
- * 0, or -1 with "FILE:LINE: ..." in ERR.  Release with tb_results_free().
+ * Read the rows of a results file (PATH, "-" for standard input) and
+ * append them to *ROWS (grown with realloc; *N rows so far).  The header
+ * must hold file, column, T_inf, T_inf_lo and T_inf_hi; every other field
+ * is optional and NaN (or 0, "") when absent.  0, or -1 with
+ * "FILE:LINE: ..." in ERR; rows read before an error are kept.  Release
+ * with tb_results_free().
  */
 int tb_results_read(const char *path, tb_result **rows, size_t *n,
                     char *err, size_t errlen);
@@ -413,7 +566,9 @@ void tb_results_free(tb_result *rows, size_t n);
 int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *n,
                            char *err, size_t errlen);
 
-/* Whether the first line of the file at PATH is a tb-fit CSV header. */
+/* Whether the first line of the file at PATH is the header of a results
+ * file: every field one of the results file's and the required ones
+ * there.  0 also when the file cannot be read. */
 int tb_results_is_results_file(const char *path);
 
 /* The mean of X[0..N) and the half-width of its LEVEL confidence
@@ -437,10 +592,13 @@ int tb_welch_test(const double *a, size_t na, const double *b, size_t nb,
                   double level, tb_welch_result *r);
 
 /* Holm's step-down adjustment of the N p-values P for multiple
- * comparisons, into ADJUSTED (which may be P). */
-void tb_holm_adjust(const double *p, size_t n, double *adjusted);
+ * comparisons, into ADJUSTED (which may be P).  0, or -1 when memory runs
+ * out (ADJUSTED is then untouched). */
+int tb_holm_adjust(const double *p, size_t n, double *adjusted);
 
-/* strcmp() that orders numbers by value: "5.4" < "5.10" < "6.1". */
+/* A general strcmp() that orders runs of digits by their value, so that
+ * kernel versions and numbered runs sort as a person expects: "5.4" <
+ * "5.10" < "6.1", "run2" < "run10".  Neither may be NULL. */
 int tb_natural_compare(const char *a, const char *b);
 
 /* ------------------------------------------------------------------ */

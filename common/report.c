@@ -11,22 +11,6 @@
 #include "output.h"
 #include "report.h"
 
-const char *tb_report_flags(unsigned flags, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (unsigned bit = 1; bit && bit <= TB_FIT_FLAG_LAST; bit <<= 1) {
-        if (!(flags & bit))
-            continue;
-        int n = snprintf(buf + used, size - used, "%s%s", used ? ";" : "",
-                         tb_fit_flag_name(bit));
-        if (n < 0 || (size_t)n >= size - used)
-            break;
-        used += (size_t)n;
-    }
-    return buf;
-}
-
 /* Full precision for the machine-readable formats. */
 static void csv_number(FILE *f, double x)
 {
@@ -53,52 +37,15 @@ static void json_estimate(FILE *f, const tb_estimate *e)
     fputc('}', f);
 }
 
-void tb_report_csv_header(FILE *f, int max_order)
+/* The results file's row, by libtbfit's own writer. */
+static int report_csv(FILE *f, const tb_analysed_column *c, int max_order)
 {
-    fputs("file,column,order,points,duration_s,rss,rmse,T_inf,T_inf_lo,T_inf_hi", f);
-    for (int j = 1; j <= max_order; j++)
-        fprintf(f, ",k%d,k%d_lo,k%d_hi,tau%d,tau%d_lo,tau%d_hi", j, j, j, j, j, j);
-    fputs(",settle_s,ops_per_s,flags\n", f);
-}
-
-static void report_csv(FILE *f, const tb_fit_report *r, int max_order)
-{
-    const tb_fit *fit = r->fit;
-    const tb_fit_series *s = &fit->series[r->series];
-    char flags[256];
-
-    tb_csv_string(f, r->file);
-    fputc(',', f);
-    tb_csv_string(f, r->column);
-    fprintf(f, ",%d,%zu,", fit->order, s->n);
-    csv_number(f, s->duration);
-    fputc(',', f);
-    csv_number(f, fit->rss);
-    fputc(',', f);
-    csv_number(f, fit->rmse);
-    const double t[] = {s->t_inf.value, s->t_inf.lo, s->t_inf.hi};
-    for (size_t i = 0; i < 3; i++) {
-        fputc(',', f);
-        csv_number(f, t[i]);
-    }
-    for (int j = 0; j < max_order; j++) {
-        const tb_estimate *e[] = {&s->k[j], &fit->tau[j]};
-        for (size_t i = 0; i < 2; i++) {
-            const double v[] = {e[i]->value, e[i]->lo, e[i]->hi};
-            for (size_t l = 0; l < 3; l++) {
-                fputc(',', f);
-                if (j < fit->order)
-                    csv_number(f, v[l]);
-            }
-        }
-    }
-    fputc(',', f);
-    csv_number(f, r->settle);
-    fputc(',', f);
-    csv_number(f, r->ops_per_s);
-    fputc(',', f);
-    tb_csv_string(f, tb_report_flags(fit->flags, flags, sizeof flags));
-    fputc('\n', f);
+    tb_result row;
+    if (tb_result_from_column(c, &row) < 0)
+        return -1;
+    int rc = tb_results_write(f, &row, max_order);
+    tb_result_clear(&row);
+    return rc;
 }
 
 /* Flags as a JSON array of their names, in every JSON output alike. */
@@ -117,14 +64,15 @@ static void json_flags(FILE *f, unsigned flags)
 
 static void report_json(FILE *f, const tb_fit_report *r, int first)
 {
-    const tb_fit *fit = r->fit;
-    const tb_fit_series *s = &fit->series[r->series];
+    const tb_analysed_column *c = r->c;
+    const tb_fit *fit = c->fit;
+    const tb_fit_series *s = &fit->series[c->series];
 
     fputs(first ? " {" : ",\n {", f);
     fputs("\"file\": ", f);
-    tb_json_string(f, r->file);
+    tb_json_string(f, c->source);
     fputs(", \"column\": ", f);
-    tb_json_string(f, r->column);
+    tb_json_string(f, c->column->name);
     fprintf(f, ", \"order\": %d, \"points\": %zu, \"duration_s\": ", fit->order, s->n);
     json_number(f, s->duration);
     fputs(", \"rss\": ", f);
@@ -151,15 +99,15 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
         fputc('}', f);
     }
     fputs("],\n  \"settle_s\": ", f);
-    json_number(f, r->settle);
+    json_number(f, c->settle);
     fputs(", \"tolerance\": ", f);
     json_number(f, r->tolerance);
     fputs(", \"ops_per_s\": ", f);
-    json_number(f, r->ops_per_s);
+    json_number(f, c->ops_per_s);
     fputs(", \"throttled_since_s\": ", f);
-    json_number(f, r->throttled_since);
+    json_number(f, c->throttled_since);
     fputs(", \"throttled_by\": ", f);
-    tb_json_string(f, isfinite(r->throttled_since) ? r->throttled_by : NULL);
+    tb_json_string(f, isfinite(c->throttled_since) ? c->throttled_by : NULL);
     fputs(", \"flags\": ", f);
     json_flags(f, fit->flags);
     fputc('}', f);
@@ -192,13 +140,14 @@ static void text_estimate(FILE *f, const tb_estimate *e, int digits)
 
 static void report_text(FILE *f, const tb_fit_report *r)
 {
-    const tb_fit *fit = r->fit;
-    const tb_fit_series *s = &fit->series[r->series];
+    const tb_analysed_column *c = r->c;
+    const tb_fit *fit = c->fit;
+    const tb_fit_series *s = &fit->series[c->series];
     /* a column in other units (a frequency, a power) is fitted all the same */
-    const char *unit = r->unit ? r->unit : "°C";
+    const char *unit = c->column->unit;
     const char *sep = *unit ? " " : "";
 
-    fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s\n", r->file, r->column,
+    fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s\n", c->source, c->column->name,
             fit->order, s->n, s->duration, r->ambient ? ", minus " : "",
             r->ambient ? r->ambient : "");
     fprintf(f, "  T∞   ");
@@ -217,18 +166,18 @@ static void report_text(FILE *f, const tb_fit_report *r)
     }
     fprintf(f, "  rmse %.4f%s%s, rss %.6g%s%s%s (%zu degrees of freedom)\n", fit->rmse, sep,
             unit, fit->rss, sep, unit, *unit ? "²" : "", fit->dof);
-    if (isfinite(r->settle))
+    if (isfinite(c->settle))
         fprintf(f, "  settles within %g%s%s of T∞ after %.0f s (%.1f min)\n",
-                r->tolerance, sep, unit, r->settle, r->settle / 60);
-    if (isfinite(r->ops_per_s))
-        fprintf(f, "  work rate %.6g operations/s\n", r->ops_per_s);
+                r->tolerance, sep, unit, c->settle, c->settle / 60);
+    if (isfinite(c->ops_per_s))
+        fprintf(f, "  work rate %.6g operations/s\n", c->ops_per_s);
     if (fit->flags) {
         fputs("  FLAGGED:", f);
         for (unsigned bit = 1; bit <= TB_FIT_FLAG_LAST; bit <<= 1)
             if (fit->flags & bit)
                 fprintf(f, " %s", tb_fit_flag_name(bit));
-        if (isfinite(r->throttled_since))
-            fprintf(f, " (%s changed from %.0f s)", r->throttled_by, r->throttled_since);
+        if (isfinite(c->throttled_since))
+            fprintf(f, " (%s changed from %.0f s)", c->throttled_by, c->throttled_since);
         fputc('\n', f);
         if (!(fit->flags & (TB_FIT_TAU_MERGED | TB_FIT_K_HUGE | TB_FIT_TAU_AT_BOUND |
                             TB_FIT_K_SPANS_ZERO)))
@@ -242,14 +191,15 @@ static void report_text(FILE *f, const tb_fit_report *r)
     }
 }
 
-void tb_report_fit(FILE *f, enum tb_format format, const tb_fit_report *r,
-                   int max_order, int first)
+int tb_report_fit(FILE *f, enum tb_format format, const tb_fit_report *r,
+                  int max_order, int first)
 {
     switch (format) {
-    case TB_FORMAT_CSV: report_csv(f, r, max_order); break;
+    case TB_FORMAT_CSV: return report_csv(f, r->c, max_order);
     case TB_FORMAT_JSON: report_json(f, r, first); break;
     case TB_FORMAT_TEXT: report_text(f, r); break;
     }
+    return ferror(f) ? -1 : 0;
 }
 
 void tb_report_run_length_csv_header(FILE *f)
@@ -278,7 +228,7 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
             fputc(',', f);
             csv_number(f, p->t_inf.hi);
             fprintf(f, ",%d,", p->within);
-            tb_csv_string(f, p->ok ? tb_report_flags(p->flags, flags, sizeof flags) : "failed");
+            tb_csv_string(f, p->ok ? tb_fit_flags_text(p->flags, flags, sizeof flags) : "failed");
             fputc('\n', f);
         }
         return;
@@ -326,7 +276,7 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
         char ci[64];
         snprintf(ci, sizeof ci, "[%.2f, %.2f]", p->t_inf.lo, p->t_inf.hi);
         fprintf(f, "  %9.0f %7zu %9.2f %21s  %s %s\n", p->length, p->n, p->t_inf.value, ci,
-                p->within ? "within" : "      ", tb_report_flags(p->flags, flags, sizeof flags));
+                p->within ? "within" : "      ", tb_fit_flags_text(p->flags, flags, sizeof flags));
     }
     fprintf(f, "  full run: T∞ %.2f °C; the fitted curve settles within %g °C after %.0f s\n",
             rl->t_inf.value, tolerance, rl->settle);
@@ -336,7 +286,7 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
     else if (rl->full_flags & TB_FIT_DEGENERATE)
         fprintf(f, "  shortest run: not found: the whole run's own fit is flagged (%s): "
                    "try a lower --order\n",
-                tb_report_flags(rl->full_flags & TB_FIT_DEGENERATE, flags, sizeof flags));
+                tb_fit_flags_text(rl->full_flags & TB_FIT_DEGENERATE, flags, sizeof flags));
     else
         fprintf(f, "  shortest run: not found: even the whole run's last prefixes differ by "
                    "more than %g °C or are flagged\n", tolerance);

@@ -1,0 +1,56 @@
+/*
+ * find_program.c -- another tbkit program, beside this one or on PATH.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "find_program.h"
+
+/* PATH as a program, when it is an executable regular file. */
+static char *program_at(const char *path)
+{
+    struct stat st;
+    if (path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+        return strdup(path);
+    return NULL;
+}
+
+char *tb_find_program(const char *name, const char *subdir)
+{
+    char self[PATH_MAX], path[PATH_MAX + 256];
+    char *found = NULL;
+
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) {
+        self[len] = '\0';
+        const char *here = dirname(self);   /* absolute: the kernel's path */
+        const char *const places[] = {"%s/%s", "%s/../%s/%s", "%s/../../%s/%s"};
+        for (size_t i = 0; i < 3 && !found; i++) {
+            if (i == 0)
+                snprintf(path, sizeof path, places[i], here, name);
+            else
+                snprintf(path, sizeof path, places[i], here, subdir, name);
+            found = program_at(path);
+        }
+    }
+    const char *env = getenv("PATH");
+    char *dirs = env ? strdup(env) : NULL;
+    for (char *save, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
+         d = strtok_r(NULL, ":", &save)) {
+        if (d[0] != '/')
+            continue;   /* "", "." and relative folders: the current directory */
+        snprintf(path, sizeof path, "%s/%s", d, name);
+        found = program_at(path);
+    }
+    free(dirs);
+    return found;
+}

@@ -1,0 +1,461 @@
+/*
+ * analysis.c -- the pipeline from runs to fitted columns that tb-fit,
+ * tb-plot and tb-compare share: choose the columns, cut the window,
+ * subtract the ambient, work out operations per second and throttling,
+ * fit, then the settle time and the run length.  Messages are collected
+ * for the caller, never printed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tbfit.h"
+
+/* A column as it is prepared and fitted; the public part comes first. */
+struct column {
+    tb_analysed_column pub;
+    double *t, *y;
+    tb_run_length rl;
+    char *error;
+};
+
+struct tb_analysis {
+    tb_run **owned;              /* runs read by tb_analyse_paths() */
+    const tb_run **runs;
+    size_t nruns;
+    struct column *cols;
+    size_t ncols;
+    tb_fit *fits;                /* one per column, or one shared */
+    size_t nfits;
+    char **msgs;
+    size_t nmsgs;
+    int status;
+    int out_of_memory;
+};
+
+tb_analysis_options tb_analysis_default_options(void)
+{
+    return (tb_analysis_options){
+        .fit = tb_fit_default_options(),
+        .from = 0,
+        .to = INFINITY,
+        .tolerance = 0.5,
+        .step = 60,
+    };
+}
+
+static void raise_status(tb_analysis *a, int status)
+{
+    if (status > a->status)
+        a->status = status;
+}
+
+static void say(tb_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(tb_analysis *a, const char *fmt, ...)
+{
+    char *line;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    char **nm = rc < 0 ? NULL : realloc(a->msgs, (a->nmsgs + 1) * sizeof *nm);
+    if (!nm) {
+        if (rc >= 0)
+            free(line);
+        a->out_of_memory = 1;
+        return;
+    }
+    a->msgs = nm;
+    a->msgs[a->nmsgs++] = line;
+}
+
+static int check_options(const tb_analysis_options *o, char *err, size_t errlen)
+{
+    if (!(o->from >= 0) || !(o->to > o->from)) {
+        snprintf(err, errlen, "the window (from %g to %g s) holds no time", o->from, o->to);
+        return -1;
+    }
+    if ((o->ncolumns && !o->columns) || (o->nwork && !o->work)) {
+        snprintf(err, errlen, "a count of column specs without the specs");
+        return -1;
+    }
+    if (o->run_length && (o->shared_tau || o->auto_order)) {
+        snprintf(err, errlen, "the run length works on one column at a time, with a fixed order");
+        return -1;
+    }
+    if (o->run_length && !(o->step > 0)) {
+        snprintf(err, errlen, "the run length's step must be positive, not %g", o->step);
+        return -1;
+    }
+    if (!(o->tolerance > 0)) {
+        snprintf(err, errlen, "the tolerance must be positive, not %g", o->tolerance);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- preparing the columns of one run -------------------------------------- */
+
+static void note_skipped(void *ctx, const tb_column *c, const char *why)
+{
+    struct { tb_analysis *a; const char *file; } *x = ctx;
+    say(x->a, "note: %s: %s %s: not fitted", x->file, c->name, why);
+}
+
+/* The columns of RUN to fit into IDX (room for every column); how many. */
+static size_t choose_columns(tb_analysis *a, const tb_analysis_options *o, const tb_run *run,
+                             ssize_t ambient, size_t *idx)
+{
+    const char *file = tb_run_source(run);
+    char err[TB_ERRMAX];
+    size_t n = 0;
+
+    if (o->ncolumns > 0) {
+        ssize_t m = tb_run_select_all(run, o->columns, o->ncolumns, idx, err, sizeof err);
+        if (m < 0) {
+            say(a, "%s", err);
+            raise_status(a, TB_STATUS_INPUT);
+            return 0;
+        }
+        for (size_t k = 0; k < (size_t)m; k++) {
+            const tb_column *c = tb_run_column(run, idx[k]);
+            if (idx[k] == 0)
+                continue;   /* time is the x axis, not a series */
+            if (strcmp(c->unit, "°C") != 0)
+                say(a, "warning: %s: column %s is in %s, not °C: fitted all the same", file,
+                    c->name, *c->unit ? c->unit : "no unit");
+            idx[n++] = idx[k];
+        }
+        if (n == 0)
+            say(a, "%s: no column to fit: the time column cannot be fitted", file);
+    } else {
+        struct { tb_analysis *a; const char *file; } x = {a, file};
+        n = tb_default_columns(run, ambient, idx, note_skipped, &x);
+        if (n == 0)
+            say(a, "%s: no temperature (°C) column to fit; name one with -c", file);
+    }
+    if (n == 0)
+        raise_status(a, TB_STATUS_INPUT);
+    return n;
+}
+
+/* The sum of the work rates of the work counters of RUN, NaN when none;
+ * a --work spec that names no column is an input error. */
+static double work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_run *run)
+{
+    size_t ncols = tb_run_ncolumns(run), n = 0;
+    size_t *idx = malloc(ncols * sizeof *idx);
+    char err[TB_ERRMAX];
+    double sum = 0;
+    int any = 0;
+
+    if (!idx) {
+        a->out_of_memory = 1;
+        return NAN;
+    }
+    if (o->nwork == 0) {
+        for (size_t i = 1; i < ncols; i++)
+            if (tb_is_work_counter(tb_run_column(run, i)->name))
+                idx[n++] = i;
+    } else {
+        ssize_t m = tb_run_select_all(run, o->work, o->nwork, idx, err, sizeof err);
+        if (m < 0) {
+            say(a, "work counter: %s", err);
+            raise_status(a, TB_STATUS_INPUT);
+        }
+        n = m > 0 ? (size_t)m : 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double r = idx[k] ? tb_work_rate(tb_run_column(run, idx[k]), o->from, o->to) : NAN;
+        if (isfinite(r)) {
+            sum += r;
+            any = 1;
+        }
+    }
+    free(idx);
+    return any ? sum : NAN;
+}
+
+static struct column *add_column(tb_analysis *a)
+{
+    struct column *nc = realloc(a->cols, (a->ncols + 1) * sizeof *nc);
+    if (!nc) {
+        a->out_of_memory = 1;
+        return NULL;
+    }
+    a->cols = nc;
+    memset(&nc[a->ncols], 0, sizeof *nc);
+    return &nc[a->ncols];
+}
+
+/* Add the columns of RUN to fit, their windows cut.  A run whose options
+ * do not fit it (an ambient, column or work counter it lacks) adds none:
+ * half a run would be compared as if it were whole. */
+static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_run *run)
+{
+    const char *file = tb_run_source(run);
+    char err[TB_ERRMAX];
+    int before = a->status;
+
+    a->status = TB_STATUS_OK;
+    for (size_t w = 0; w < tb_run_nwarnings(run); w++)
+        say(a, "warning: %s", tb_run_warning(run, w));
+    ssize_t ambient = -1;
+    if (o->ambient) {
+        size_t i;
+        if (tb_run_select(run, o->ambient, &i, 1, err, sizeof err) < 0) {
+            say(a, "ambient: %s", err);
+            raise_status(a, TB_STATUS_INPUT);
+        } else {
+            ambient = (ssize_t)i;
+        }
+    }
+    size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
+    if (!idx) {
+        a->out_of_memory = 1;
+        raise_status(a, before);
+        return;
+    }
+    size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
+    double ops = a->status == TB_STATUS_OK ? work_rate(a, o, run) : NAN;
+    double since;
+    const char *by = NULL;
+    int throttled = tb_throttle_check(run, o->from, o->to, &since, &by);
+    if (throttled < 0)
+        a->out_of_memory = 1;
+    if (throttled != 1) {
+        since = NAN;
+        by = NULL;
+    }
+    const tb_column *amb = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
+    if (a->status != TB_STATUS_OK)
+        ncol = 0;
+    for (size_t k = 0; k < ncol; k++) {
+        const tb_column *c = tb_run_column(run, idx[k]);
+        double *t, *y;
+        size_t n;
+        if (tb_series_extract(c, o->from, o->to, amb, &t, &y, &n, err, sizeof err) < 0) {
+            /* The run's other columns are still fitted: this one is said. */
+            say(a, "%s: %s", file, err);
+            raise_status(a, TB_STATUS_INPUT);
+            continue;
+        }
+        struct column *col = add_column(a);
+        if (!col) {
+            free(t);
+            free(y);
+            break;
+        }
+        col->t = t;
+        col->y = y;
+        col->pub = (tb_analysed_column){
+            .run = run, .source = file, .index = idx[k], .column = c,
+            .t = t, .y = y, .n = n, .ops_per_s = ops,
+            .throttled_since = since, .throttled_by = by, .settle = NAN,
+        };
+        a->ncols++;
+    }
+    free(idx);
+    raise_status(a, before);
+}
+
+/* --- fitting ----------------------------------------------------------------- */
+
+/* Fit the N columns COLS together into FIT; 0, or -1 with ERR. */
+static int fit_columns(const tb_analysis_options *o, struct column *cols, size_t n, tb_fit *fit,
+                       char *err, size_t errlen)
+{
+    tb_series *s = malloc(n * sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        s[i] = (tb_series){cols[i].t, cols[i].y, cols[i].pub.n};
+    int rc = o->auto_order ? tb_fit_series_auto(s, n, &o->fit, fit, err, errlen)
+                           : tb_fit_series_run(s, n, &o->fit, fit, err, errlen);
+    free(s);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (isfinite(cols[i].pub.throttled_since))
+            fit->flags |= TB_FIT_THROTTLED;
+    return rc;
+}
+
+static void fail_column(tb_analysis *a, struct column *c, const char *what, const char *err)
+{
+    say(a, "%s: %s: %s failed: %s", c->pub.source, c->pub.column->name, what, err);
+    if (!c->error)
+        c->error = strdup(err);
+    c->pub.error = c->error;
+    raise_status(a, TB_STATUS_FIT);
+}
+
+static void fit_all(tb_analysis *a, const tb_analysis_options *o)
+{
+    char err[TB_ERRMAX];
+    size_t nfits = o->shared_tau ? (a->ncols > 0) : a->ncols;
+
+    if (nfits == 0)
+        return;
+    if (!(a->fits = calloc(nfits, sizeof *a->fits))) {
+        a->out_of_memory = 1;
+        return;
+    }
+    a->nfits = nfits;
+    if (o->shared_tau) {
+        if (fit_columns(o, a->cols, a->ncols, &a->fits[0], err, sizeof err) < 0) {
+            say(a, "the shared-τ fit failed: %s", err);
+            raise_status(a, TB_STATUS_FIT);
+            for (size_t i = 0; i < a->ncols; i++) {
+                a->cols[i].error = strdup(err);
+                a->cols[i].pub.error = a->cols[i].error;
+            }
+            return;
+        }
+        for (size_t i = 0; i < a->ncols; i++) {
+            a->cols[i].pub.fit = &a->fits[0];
+            a->cols[i].pub.series = i;
+            a->cols[i].pub.settle = tb_fit_settle_time(&a->fits[0], i, o->tolerance);
+        }
+        return;
+    }
+    for (size_t i = 0; i < a->ncols; i++) {
+        struct column *c = &a->cols[i];
+        if (fit_columns(o, c, 1, &a->fits[i], err, sizeof err) < 0) {
+            fail_column(a, c, "fit", err);
+            continue;
+        }
+        c->pub.fit = &a->fits[i];
+        c->pub.settle = tb_fit_settle_time(&a->fits[i], 0, o->tolerance);
+        if (!o->run_length)
+            continue;
+        tb_series s = {c->t, c->y, c->pub.n};
+        if (tb_run_length_estimate(&s, &o->fit, o->step, o->tolerance, &c->rl, err,
+                                   sizeof err) < 0) {
+            fail_column(a, c, "run length", err);
+            continue;
+        }
+        if (isfinite(c->pub.throttled_since))
+            c->rl.full_flags |= TB_FIT_THROTTLED;
+        c->pub.run_length = &c->rl;
+    }
+}
+
+/* --- the analysis -------------------------------------------------------------- */
+
+static tb_analysis *analyse(tb_analysis *a, const tb_analysis_options *opt, char *err,
+                            size_t errlen)
+{
+    tb_analysis_options o = opt ? *opt : tb_analysis_default_options();
+
+    for (size_t r = 0; r < a->nruns; r++)
+        if (a->runs[r])
+            prepare_run(a, &o, a->runs[r]);
+    if (!a->out_of_memory)
+        fit_all(a, &o);
+    if (a->out_of_memory) {
+        snprintf(err, errlen, "out of memory");
+        tb_analysis_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* An empty analysis of N runs (and room to own them when OWN), its
+ * options checked; NULL with ERR. */
+static tb_analysis *new_analysis(size_t n, int own, const tb_analysis_options *opt,
+                                 char *err, size_t errlen)
+{
+    tb_analysis *a = calloc(1, sizeof *a);
+    if (!a || !(a->runs = calloc(n ? n : 1, sizeof *a->runs)) ||
+        (own && !(a->owned = calloc(n ? n : 1, sizeof *a->owned)))) {
+        tb_analysis_free(a);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (opt && check_options(opt, err, errlen) < 0) {
+        tb_analysis_free(a);
+        return NULL;
+    }
+    a->nruns = n;
+    return a;
+}
+
+tb_analysis *tb_analyse_runs(const tb_run *const *runs, size_t nruns,
+                             const tb_analysis_options *opt, char *err, size_t errlen)
+{
+    tb_analysis *a = new_analysis(nruns, 0, opt, err, errlen);
+    if (!a)
+        return NULL;
+    memcpy(a->runs, runs, nruns * sizeof *runs);
+    return analyse(a, opt, err, errlen);
+}
+
+tb_analysis *tb_analyse_paths(const char *const *paths, size_t npaths,
+                              const tb_analysis_options *opt, char *err, size_t errlen)
+{
+    tb_analysis *a = new_analysis(npaths, 1, opt, err, errlen);
+    char e[TB_ERRMAX];
+
+    if (!a)
+        return NULL;
+    for (size_t p = 0; p < npaths; p++) {
+        if (!(a->owned[p] = tb_run_read(paths[p], NULL, e, sizeof e))) {
+            say(a, "%s", e);
+            raise_status(a, TB_STATUS_INPUT);
+        }
+        a->runs[p] = a->owned[p];
+    }
+    return analyse(a, opt, err, errlen);
+}
+
+void tb_analysis_free(tb_analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->ncols; i++) {
+        free(a->cols[i].t);
+        free(a->cols[i].y);
+        free(a->cols[i].error);
+        tb_run_length_clear(&a->cols[i].rl);
+    }
+    free(a->cols);
+    for (size_t i = 0; i < a->nfits; i++)
+        tb_fit_clear(&a->fits[i]);
+    free(a->fits);
+    for (size_t i = 0; i < a->nmsgs; i++)
+        free(a->msgs[i]);
+    free(a->msgs);
+    if (a->owned)
+        for (size_t r = 0; r < a->nruns; r++)
+            tb_run_free(a->owned[r]);
+    free(a->owned);
+    free(a->runs);
+    free(a);
+}
+
+int tb_analysis_status(const tb_analysis *a) { return a->status; }
+size_t tb_analysis_ncolumns(const tb_analysis *a) { return a->ncols; }
+size_t tb_analysis_nruns(const tb_analysis *a) { return a->nruns; }
+size_t tb_analysis_nmessages(const tb_analysis *a) { return a->nmsgs; }
+
+const tb_analysed_column *tb_analysis_column(const tb_analysis *a, size_t i)
+{
+    return i < a->ncols ? &a->cols[i].pub : NULL;
+}
+
+const tb_run *tb_analysis_run(const tb_analysis *a, size_t i)
+{
+    return i < a->nruns ? a->runs[i] : NULL;
+}
+
+const char *tb_analysis_message(const tb_analysis *a, size_t i)
+{
+    return i < a->nmsgs ? a->msgs[i] : NULL;
+}
