@@ -72,7 +72,8 @@ static const char usage_text[] =
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
-    "Exit status: 0 no regression, 1 a regression, 2 usage or input error.\n";
+    "Exit status: 0 no regression, 1 a regression, 2 usage or input error, 3\n"
+    "output error or out of memory.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -263,7 +264,7 @@ int main(int argc, char **argv)
         fputs("tb-compare: out of memory\n", stderr);
         tb_paths_free(&paths);
         settings_free(&s);
-        return TB_EXIT_INPUT;
+        return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < paths.n; i++)
         in[i].path = paths.v[i];
@@ -330,9 +331,9 @@ int main(int argc, char **argv)
     free(in);
     tb_paths_free(&paths);
     settings_free(&s);
-    if (fflush(stdout) != 0) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-compare: write error");
-        return TB_EXIT_INPUT;
+        return TB_EXIT_OUTPUT;
     }
     return status;
 }

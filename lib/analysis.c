@@ -210,7 +210,7 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
     if (o->ambient) {
         size_t i;
         if (tb_run_select(run, o->ambient, &i, 1, err, sizeof err) < 0) {
-            say(a, "ambient: %s", err);
+            say(a, "ambient column: %s", err);
             raise_status(a, TB_STATUS_INPUT);
         } else {
             ambient = (ssize_t)i;

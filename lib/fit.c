@@ -43,6 +43,8 @@ const char *tb_fit_flag_name(unsigned flag)
 
 void tb_fit_clear(tb_fit *fit)
 {
+    if (!fit)
+        return;
     free(fit->series);
     memset(fit, 0, sizeof *fit);
 }

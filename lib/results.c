@@ -100,6 +100,8 @@ const char *tb_fit_flags_text(unsigned flags, char *buf, size_t size)
 
 void tb_result_clear(tb_result *r)
 {
+    if (!r)
+        return;
     free(r->file);
     free(r->column);
     free(r->flags);
@@ -378,7 +380,7 @@ int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *
 
 void tb_results_free(tb_result *rows, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; rows && i < n; i++)
         tb_result_clear(&rows[i]);
     free(rows);
 }

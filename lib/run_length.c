@@ -14,6 +14,8 @@
 
 void tb_run_length_clear(tb_run_length *rl)
 {
+    if (!rl)
+        return;
     free(rl->prefix);
     memset(rl, 0, sizeof *rl);
 }

@@ -11,7 +11,9 @@
  * Every function that can fail says so in its comment: it returns NULL or
  * a negative value and, where it takes ERR and ERRLEN, writes one line
  * "FILE:LINE: what is wrong" there.  The library never prints, exits or
- * aborts.  So that GSL does not abort either, the first
+ * aborts.  Pointer arguments must not be NULL unless the comment says NULL
+ * is accepted (an options pointer NULL means the defaults; every _free
+ * and _clear takes NULL).  So that GSL does not abort either, the first
  * fit or statistic turns GSL's error handler off for the process
  * (gsl_set_error_handler_off()); functions are safe to call from several
  * threads on different data.
@@ -306,7 +308,8 @@ int tb_fit_series_auto(const tb_series *s, size_t nseries,
 /* The fitted model of series I at time T (s after its first point). */
 double tb_fit_eval(const tb_fit *fit, size_t i, double t);
 
-/* Release what a fit owns; the struct may be reused. */
+/* Release what a fit owns; the struct may be reused.  NULL, or a fit that
+ * failed (its struct is zeroed), is accepted. */
 void tb_fit_clear(tb_fit *fit);
 
 /* ------------------------------------------------------------------ */
@@ -397,7 +400,7 @@ typedef struct tb_run_length {
 int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
                            double step, double tol, tb_run_length *rl,
                            char *err, size_t errlen);
-void tb_run_length_clear(tb_run_length *rl);
+void tb_run_length_clear(tb_run_length *rl);   /* NULL is accepted */
 
 /* ------------------------------------------------------------------ */
 /* Analysis: from runs to fitted columns, as every tbkit tool does it   */
@@ -538,7 +541,7 @@ typedef struct tb_result {
 /* The row of the analysed column C, which must have a fit: 0, or -1 when
  * memory runs out.  Release its strings with tb_result_clear(). */
 int tb_result_from_column(const tb_analysed_column *c, tb_result *r);
-void tb_result_clear(tb_result *r);
+void tb_result_clear(tb_result *r);   /* NULL, or a zeroed row, is accepted */
 
 /* The flags of a fit as "a;b" ("" when none) into BUF of SIZE bytes
  * (256 holds every flag); returns BUF. */
@@ -560,7 +563,7 @@ int tb_results_write(FILE *f, const tb_result *r, int max_order);
  */
 int tb_results_read(const char *path, tb_result **rows, size_t *n,
                     char *err, size_t errlen);
-void tb_results_free(tb_result *rows, size_t n);
+void tb_results_free(tb_result *rows, size_t n);   /* NULL is accepted */
 
 /* As tb_results_read(), from an open stream; NAME is used in messages. */
 int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *n,

@@ -61,6 +61,17 @@ alive_pid() {
     [ -n "$(ps -o stat= -p "$1" 2>/dev/null | grep -v '^Z')" ]
 }
 
+# The text of a PLplot SVG, a line a string, its entities decoded (any
+# character past ASCII becomes "?").
+svg_text() {
+    grep -o '<tspan[^>]*>[^<]*</tspan>' "$1" | sed 's/<[^>]*>//g' | awk '{
+        while (match($0, /&#x[0-9a-f]+;/)) {
+            h = substr($0, RSTART + 3, RLENGTH - 4); v = 0
+            for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+            $0 = substr($0, 1, RSTART - 1) (v < 128 ? sprintf("%c", v) : "?") substr($0, RSTART + RLENGTH)
+        }
+        print }'
+}
 # A number of this run, to tell its processes from any other's.
 u=$$
 

@@ -1,0 +1,269 @@
+/*
+ * test-analysis.c -- the run→fit pipeline (tb_analyse_*) and the results
+ * file (its writer and reader) on the simulated run with known truth and
+ * on small runs aimed at one behaviour each.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "tbfit.h"
+
+static char err[TB_ERRMAX];
+static char dir[] = "/tmp/tbkit-test-analysis.XXXXXX";
+
+/* The path of a file NAME in the test's folder holding TEXT. */
+static const char *file_with(const char *name, const char *text)
+{
+    static char path[4][256];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return p;
+}
+
+static const tb_analysed_column *column_named(const tb_analysis *a, const char *name)
+{
+    for (size_t i = 0; i < tb_analysis_ncolumns(a); i++)
+        if (strcmp(tb_analysis_column(a, i)->column->name, name) == 0)
+            return tb_analysis_column(a, i);
+    return NULL;
+}
+
+static int has_message(const tb_analysis *a, const char *part)
+{
+    for (size_t i = 0; i < tb_analysis_nmessages(a); i++)
+        if (strstr(tb_analysis_message(a, i), part))
+            return 1;
+    return 0;
+}
+
+/* The simulated hour: T∞ 55 and 53, τ 40, 300, 1100 s, 250 operations/s. */
+static void test_simulated(const char *sim)
+{
+    tb_analysis_options o = tb_analysis_default_options();
+    tb_analysis *a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    if (!ok(a != NULL, "the simulated run is analysed"))
+        return;
+    ok(tb_analysis_status(a) == TB_STATUS_OK, "status OK");
+    ok(tb_analysis_ncolumns(a) == 2, "its two °C columns, not the ambient");
+    ok(tb_analysis_nmessages(a) == 0, "no message");
+    const tb_analysed_column *c = column_named(a, "CPU_0_temp");
+    if (!ok(c && c->fit, "CPU_0_temp is fitted")) {
+        tb_analysis_free(a);
+        return;
+    }
+    const tb_estimate *t = &c->fit->series[c->series].t_inf;
+    ok(t->lo <= 55 && 55 <= t->hi, "T∞ interval [%.3f, %.3f] holds the truth 55", t->lo, t->hi);
+    is_near(c->fit->tau[0].value, 40, 2, "τ1 near 40 s");
+    is_near(c->fit->tau[2].value, 1100, 80, "τ3 near 1100 s");
+    is_near(c->ops_per_s, 250, 1e-3, "250 operations/s from CPU0_work_done");
+    ok(isnan(c->throttled_since) && !(c->fit->flags & TB_FIT_THROTTLED), "not throttled");
+    ok(c->settle > 0 && isfinite(c->settle), "a settle time (%.0f s)", c->settle);
+    ok(c->n == 3601 && c->t[0] == 0 && fabs(c->t[3600] - 3600) < 0.01, "the window is the whole run");
+
+    /* The same as fitting the extracted series directly. */
+    const tb_run *run = tb_analysis_run(a, 0);
+    tb_fit direct;
+    tb_series s = {c->t, c->y, c->n};
+    if (ok(tb_fit_series_run(&s, 1, &o.fit, &direct, err, sizeof err) == 0, "a direct fit")) {
+        ok(direct.series[0].t_inf.value == t->value && direct.tau[1].value == c->fit->tau[1].value,
+           "the analysis's fit is the fit engine's, to the bit");
+        tb_fit_clear(&direct);
+    }
+    ok(c->run == run && strcmp(c->source, sim) == 0, "the column knows its run and file");
+
+    /* Results: written and read back, every field the same. */
+    tb_result r, *back = NULL;
+    size_t n = 0;
+    const char *path = file_with("results.csv", "");
+    FILE *f = fopen(path, "w");
+    ok(tb_result_from_column(c, &r) == 0, "a result row from the column");
+    ok(f && tb_results_write_header(f, 3) == 0 && tb_results_write(f, &r, 3) == 0, "written");
+    if (f)
+        fclose(f);
+    ok(tb_results_is_results_file(path), "recognised as a results file");
+    ok(!tb_results_is_results_file(sim), "a run is not");
+    if (ok(tb_results_read(path, &back, &n, err, sizeof err) == 0 && n == 1, "read back")) {
+        int same = strcmp(back->file, r.file) == 0 && strcmp(back->column, r.column) == 0 &&
+                   strcmp(back->flags, r.flags) == 0 && back->order == r.order &&
+                   back->points == r.points && back->duration == r.duration &&
+                   back->rss == r.rss && back->rmse == r.rmse && back->settle == r.settle &&
+                   back->ops_per_s == r.ops_per_s && back->t_inf.value == r.t_inf.value &&
+                   back->t_inf.lo == r.t_inf.lo && back->t_inf.hi == r.t_inf.hi;
+        for (int j = 0; j < 3; j++)
+            same = same && back->k[j].value == r.k[j].value && back->k[j].hi == r.k[j].hi &&
+                   back->tau[j].value == r.tau[j].value && back->tau[j].lo == r.tau[j].lo;
+        ok(same, "every field the same, to the bit");
+        ok(isnan(back->k[3].value) && isnan(back->tau[3].value), "a term the fit has not is NaN");
+    }
+    tb_results_free(back, n);
+    tb_result_clear(&r);
+    tb_analysis_free(a);
+
+    /* Shared τ: one fit serves both columns. */
+    o.shared_tau = 1;
+    a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    if (ok(a && tb_analysis_ncolumns(a) == 2, "shared τ: two columns")) {
+        const tb_analysed_column *c0 = tb_analysis_column(a, 0), *c1 = tb_analysis_column(a, 1);
+        ok(c0->fit && c0->fit == c1->fit && c0->series == 0 && c1->series == 1,
+           "one fit, a series each");
+        const tb_estimate *g = &c1->fit->series[1].t_inf;
+        ok(g->lo <= 53 && 53 <= g->hi, "GPU_0_temp's T∞ interval holds 53");
+    }
+    tb_analysis_free(a);
+}
+
+static const char throttled_run[] =
+    "time/ms,CPU_0_temp/m°C,freq/kHz\n";
+
+/* A run whose frequency drops at 150 s. */
+static const char *make_throttled(void)
+{
+    static char text[65536];
+    size_t len = snprintf(text, sizeof text, "%s", throttled_run);
+    for (int i = 0; i <= 300; i++)
+        len += snprintf(text + len, sizeof text - len, "%d,%.0f,%d\n", i * 1000,
+                        1000 * (50 - 10 * exp(-i / 40.0)) + (i % 3) * 20, i < 150 ? 1200000 : 600000);
+    return file_with("throttled.csv", text);
+}
+
+static void test_throttled(void)
+{
+    const char *path = make_throttled();
+    tb_analysis_options o = tb_analysis_default_options();
+    o.fit.order = 1;
+    o.run_length = 1;
+    tb_analysis *a = tb_analyse_paths(&path, 1, &o, err, sizeof err);
+    const tb_analysed_column *c = a ? tb_analysis_column(a, 0) : NULL;
+    if (ok(c && c->fit, "a throttled run is fitted")) {
+        ok(c->fit->flags & TB_FIT_THROTTLED, "and flagged throttled by the analysis");
+        is_near(c->throttled_since, 150, 1e-9, "since 150 s");
+        is_string(c->throttled_by, "freq", "by freq");
+        ok(c->run_length && (c->run_length->full_flags & TB_FIT_THROTTLED),
+           "its run length is flagged too");
+    }
+    tb_analysis_free(a);
+}
+
+static void test_problems(const char *sim)
+{
+    tb_analysis_options o = tb_analysis_default_options();
+    tb_analysis *a;
+
+    o.ambient = "NO_SUCH";
+    a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    ok(a && tb_analysis_status(a) == TB_STATUS_INPUT, "an unknown ambient: an input error");
+    ok(a && tb_analysis_ncolumns(a) == 0, "and nothing of the run is fitted");
+    ok(a && has_message(a, "ambient column: ") && has_message(a, "unknown column \"NO_SUCH\""), "the message names it");
+    tb_analysis_free(a);
+
+    o = tb_analysis_default_options();
+    const char *work[] = {"NO_SUCH"};
+    o.work = work;
+    o.nwork = 1;
+    a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    ok(a && tb_analysis_status(a) == TB_STATUS_INPUT && tb_analysis_ncolumns(a) == 0,
+       "an unknown work counter: an input error, the run left out whole");
+    tb_analysis_free(a);
+
+    o = tb_analysis_default_options();
+    o.run_length = 1;
+    o.auto_order = 1;
+    a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    ok(a == NULL && strstr(err, "fixed order"), "run length with --order auto: refused");
+    tb_analysis_free(a);
+
+    o = tb_analysis_default_options();
+    o.from = 100;
+    o.to = 50;
+    a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    ok(a == NULL && strstr(err, "window"), "an empty window: refused");
+
+    /* A named column with no values: said, the other still fitted. */
+    const char *nan_run = file_with("nan.csv", "time/ms,a/m°C,b/m°C\n0,1000,nan\n1000,2000,nan\n"
+                                               "2000,4000,nan\n3000,5000,nan\n4000,5500,nan\n");
+    const char *cols[] = {"a", "b"};
+    o = tb_analysis_default_options();
+    o.fit.order = 1;
+    o.columns = cols;
+    o.ncolumns = 2;
+    a = tb_analyse_paths(&nan_run, 1, &o, err, sizeof err);
+    ok(a && tb_analysis_status(a) == TB_STATUS_INPUT && tb_analysis_ncolumns(a) == 1 &&
+       column_named(a, "a") && has_message(a, "column b has no values"),
+       "a column with no values is said; the other is fitted");
+    tb_analysis_free(a);
+
+    /* A file that cannot be read, beside one that can. */
+    const char *paths[] = {file_with("missing-dir/none.csv", ""), sim};
+    a = tb_analyse_paths(paths, 2, NULL, err, sizeof err);
+    ok(a && tb_analysis_status(a) == TB_STATUS_INPUT && tb_analysis_run(a, 0) == NULL &&
+       tb_analysis_run(a, 1) != NULL && tb_analysis_ncolumns(a) == 2,
+       "an unreadable file: an input error, the other analysed");
+    ok(a && has_message(a, "none.csv"), "the message names the file");
+    tb_analysis_free(a);
+
+    /* A fit that fails: the column is there, with why. */
+    const char *flat = file_with("flat.csv", "time/ms,a/m°C\n0,1000\n1000,1000\n2000,1000\n"
+                                             "3000,1000\n4000,1000\n5000,1000\n");
+    o = tb_analysis_default_options();
+    o.fit.order = 1;
+    o.columns = cols;
+    o.ncolumns = 1;
+    a = tb_analyse_paths(&flat, 1, &o, err, sizeof err);
+    const tb_analysed_column *c = a ? tb_analysis_column(a, 0) : NULL;
+    ok(c && !c->fit && c->error && strstr(c->error, "constant") &&
+       tb_analysis_status(a) == TB_STATUS_FIT, "a failed fit: no fit, its error, status FIT");
+    ok(a && has_message(a, "a: fit failed: "), "and a message");
+    tb_analysis_free(a);
+}
+
+static void test_results_file(void)
+{
+    tb_result *rows = NULL;
+    size_t n = 0;
+    const char *cut = file_with("cut.csv", "file,column,T_inf,T_inf_lo,T_inf_hi\nr.csv,a,55.98,55,56\n"
+                                           "r2.csv,a,5");
+    ok(tb_results_read(cut, &rows, &n, err, sizeof err) < 0, "a cut last row is refused");
+    ok(strstr(err, ":3: the last row is cut short") != NULL, "with its line: %s", err);
+    tb_results_free(rows, n);
+    const char *other = file_with("other.csv", "file,column,T_inf,T_inf_lo,T_inf_hi,colour\n");
+    ok(!tb_results_is_results_file(other), "a field the results file has not: not one");
+    const char *lacking = file_with("lacking.csv", "file,column,T_inf\n");
+    ok(!tb_results_is_results_file(lacking), "a required field missing: not one");
+    char flags[256];
+    is_string(tb_fit_flags_text(TB_FIT_THROTTLED | TB_FIT_TAU_MERGED, flags, sizeof flags),
+              "tau_merged;throttled", "flags as text, in the order of their bits");
+}
+
+int main(void)
+{
+    const char *top = getenv("top_srcdir");
+    char sim[4096];
+    snprintf(sim, sizeof sim, "%s/datasets/sim-imx8-60min.csv", top ? top : ".");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    is_string(tb_version(), PACKAGE_VERSION, "tb_version() is the package's");
+    double p[3] = {0.01, 0.04, 0.03};
+    ok(tb_holm_adjust(p, 3, p) == 0 && fabs(p[0] - 0.03) < 1e-15, "Holm's adjustment");
+    test_simulated(sim);
+    test_throttled();
+    test_problems(sim);
+    test_results_file();
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tap_done();
+}
