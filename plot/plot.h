@@ -35,9 +35,4 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths);
  * not be made. */
 tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int run_length);
 
-/* The run at PATH and the columns -c names in it (or the default ones);
- * NULL with a message printed on error. */
-tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
-                      const struct plot_settings *s, int default_temperatures);
-
 #endif

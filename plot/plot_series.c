@@ -122,10 +122,47 @@ static size_t window_of(const struct series *se, double from, double to, double 
     return n;
 }
 
+/* The run at PATH and the columns -c names in it (time, the x axis, left
+ * out); NULL with a message printed on error. */
+static tb_run *read_columns(const char *path, size_t **idx, size_t *n,
+                            const struct plot_settings *s)
+{
+    char err[TB_ERRMAX];
+    tb_run *run = tb_run_read(path, NULL, err, sizeof err);
+
+    if (!run) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return NULL;
+    }
+    for (size_t w = 0; w < tb_run_nwarnings(run); w++)
+        fprintf(stderr, "tb-plot: warning: %s\n", tb_run_warning(run, w));
+    *n = 0;
+    if (!(*idx = malloc(tb_run_ncolumns(run) * sizeof **idx))) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        tb_run_free(run);
+        return NULL;
+    }
+    ssize_t m = tb_run_select_all(run, s->columns, s->ncolumns, *idx, err, sizeof err);
+    if (m < 0)
+        fprintf(stderr, "tb-plot: %s\n", err);
+    for (ssize_t k = 0; k < m; k++)
+        if ((*idx)[k] != 0)
+            (*idx)[(*n)++] = (*idx)[k];
+    if (m >= 0 && *n == 0)
+        fprintf(stderr, "tb-plot: %s: no column to draw (the time column is the x axis)\n", path);
+    if (*n == 0) {
+        free(*idx);
+        *idx = NULL;
+        tb_run_free(run);
+        return NULL;
+    }
+    return run;
+}
+
 int plot_raw(const struct plot_settings *s, const char *path)
 {
     size_t *idx, n;
-    tb_run *run = plot_read_run(path, &idx, &n, s, 0);
+    tb_run *run = read_columns(path, &idx, &n, s);
     const char *units[2] = {NULL, NULL};
     int status = TB_EXIT_OK;
 

@@ -64,55 +64,6 @@ static int usage_error(const char *fmt, const char *arg)
     return tb_cli_usage_error("tb-plot", fmt, arg);
 }
 
-tb_run *plot_read_run(const char *path, size_t **idx, size_t *n,
-                      const struct plot_settings *s, int default_temperatures)
-{
-    char err[TB_ERRMAX];
-    tb_run *run = tb_run_read(path, NULL, err, sizeof err);
-
-    if (!run) {
-        fprintf(stderr, "tb-plot: %s\n", err);
-        return NULL;
-    }
-    for (size_t w = 0; w < tb_run_nwarnings(run); w++)
-        fprintf(stderr, "tb-plot: warning: %s\n", tb_run_warning(run, w));
-    size_t ncols = tb_run_ncolumns(run);
-    *idx = malloc(ncols * sizeof **idx);
-    *n = 0;
-    if (!*idx)
-        goto fail;
-    if (s->ncolumns == 0 && default_temperatures) {
-        ssize_t amb = -1;
-        size_t a;
-        if (s->m.ambient && tb_run_select(run, s->m.ambient, &a, 1, err, sizeof err) == 1)
-            amb = (ssize_t)a;
-        *n = tb_default_columns(run, amb, *idx, NULL, NULL);
-        if (*n == 0) {
-            fprintf(stderr, "tb-plot: %s: no temperature (°C) column to draw; name one with -c\n", path);
-            goto fail;
-        }
-    } else {
-        ssize_t m = tb_run_select_all(run, s->columns, s->ncolumns, *idx, err, sizeof err);
-        if (m < 0) {
-            fprintf(stderr, "tb-plot: %s\n", err);
-            goto fail;
-        }
-        for (size_t k = 0; k < (size_t)m; k++)
-            if ((*idx)[k] != 0)   /* time is the x axis */
-                (*idx)[(*n)++] = (*idx)[k];
-        if (*n == 0) {
-            fprintf(stderr, "tb-plot: %s: no column to draw (the time column is the x axis)\n", path);
-            goto fail;
-        }
-    }
-    return run;
-fail:
-    free(*idx);
-    *idx = NULL;
-    tb_run_free(run);
-    return NULL;
-}
-
 tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int run_length)
 {
     tb_analysis_options o = tb_model_analysis_options(&s->m);
