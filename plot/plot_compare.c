@@ -208,12 +208,16 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         goto done;
     }
 
-    double x[256], y[256], ylo[256], yhi[256], oy[256];
+    /* Every group is drawn, however many: none is dropped. */
+    size_t ng = ngroups;
+    double *x = malloc(6 * (ng ? ng : 1) * sizeof *x);
+    if (!x) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        status = TB_EXIT_OUTPUT;
+        goto done;
+    }
+    double *y = x + ng, *ylo = y + ng, *yhi = ylo + ng, *oy = yhi + ng, *ox = oy + ng;
     double lo = INFINITY, hi = -INFINITY, olo = INFINITY, ohi = -INFINITY;
-    size_t ng = ngroups < 256 ? ngroups : 256;
-    if (ng < ngroups)   /* more would not be told apart on a page anyway */
-        fprintf(stderr, "tb-plot: note: drawing the first 256 of %zu points; group the results "
-                "(--group-by) to see them all\n", ngroups);
     int any_ops = 0;
     for (size_t g = 0; g < ng; g++) {
         double half;
@@ -291,7 +295,6 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         plcol0(C_BLACK);
         plbox("", 0, 0, "cmstv", 0, 0);
         plmtex("r", 5.6, 0.5, 0.5, "operations/s");
-        double ox[256];
         for (size_t g = 0; g < ng; g++)
             ox[g] = x[g] + 0.18;   /* beside its T∞, not on it */
         plcol0(C_ORANGE);
@@ -304,6 +307,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     legend_draw_outside_top(&lg);
     legend_free(&lg);
     figure_end();
+    free(x);
 done:
     for (size_t g = 0; g < ngroups; g++) {
         free(groups[g].name);
