@@ -97,6 +97,15 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
     struct legend lg = {0};
     char text[512];
     double x[CURVE_POINTS], y[CURVE_POINTS];
+    /* The T∞ bands first: under the data, never over them. */
+    for (size_t k = 0; k < np; k++) {
+        const tb_estimate *e = p[k].fit ? &p[k].fit->series[0].t_inf : NULL;
+        if (e && isfinite(e->lo) && isfinite(e->hi)) {
+            double bx[4] = {t_lo, t_hi, t_hi, t_lo}, by[4] = {e->lo, e->lo, e->hi, e->hi};
+            plcol0(C_BAND);
+            plfill(4, bx, by);
+        }
+    }
     for (size_t k = 0; k < np; k++) {
         struct panel_data *d = &p[k];
         int colour = np == 1 ? C_BLUE : series_colour[k % 8];
@@ -113,12 +122,6 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
             continue;
         const tb_fit *f = d->fit;
         const tb_estimate *e = &f->series[0].t_inf;
-        /* T∞ with its band */
-        if (isfinite(e->lo) && isfinite(e->hi)) {
-            double bx[4] = {t_lo, t_hi, t_hi, t_lo}, by[4] = {e->lo, e->lo, e->hi, e->hi};
-            plcol0(C_BAND);
-            plfill(4, bx, by);
-        }
         model_curve(d, -2, scale, x, y);
         draw_line(CURVE_POINTS, x, y, NAN, C_GREY, 3, 1.5);
         if (np == 1) {
