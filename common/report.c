@@ -82,7 +82,8 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     fprintf(f, ", \"dof\": %zu, \"level\": ", fit->dof);
     json_number(f, r->level);
     fputs(", \"ci\": ", f);
-    tb_json_string(f, r->ci_method);
+    tb_json_string(f, tb_ci_method_name(fit->ci));
+    fprintf(f, ", \"ci_lags\": %zu, \"ci_failed\": %zu", fit->ci_lags, fit->ci_failed);
     fputs(", \"ambient\": ", f);
     tb_json_string(f, r->ambient);
     fputs(",\n  \"T_inf\": ", f);
@@ -152,8 +153,18 @@ static void report_text(FILE *f, const tb_fit_report *r)
             r->ambient ? r->ambient : "");
     fprintf(f, "  T∞   ");
     text_estimate(f, &s->t_inf, 2);
-    fprintf(f, "%s%s%s (%g %% interval, %s)\n", sep, unit, r->ambient ? " above ambient" : "",
-            r->level * 100, r->ci_method);
+    fprintf(f, "%s%s%s (%g %% interval, ", sep, unit, r->ambient ? " above ambient" : "",
+            r->level * 100);
+    if (fit->ci == TB_CI_HAC)
+        fprintf(f, "hac over %zu lag%s)\n", fit->ci_lags, fit->ci_lags == 1 ? "" : "s");
+    else if (fit->ci == TB_CI_BOOTSTRAP)
+        fprintf(f, "bootstrap, blocks of %zu points%s)\n", fit->ci_lags,
+                fit->ci_failed ? "; some resamples failed" : "");
+    else
+        fputs("covariance)\n", f);
+    if (fit->ci == TB_CI_BOOTSTRAP && fit->ci_failed)
+        fprintf(f, "  %zu bootstrap resamples could not be refitted and are left out\n",
+                fit->ci_failed);
     for (int j = 0; j < fit->order; j++) {
         fprintf(f, "  τ%d   ", j + 1);
         text_estimate(f, &fit->tau[j], 1);

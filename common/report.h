@@ -21,7 +21,6 @@ typedef struct tb_fit_report {
     const char *ambient;          /* the ambient column subtracted, or NULL */
     const char *const *labels;    /* one per τ, or NULL */
     double level;                 /* of the intervals */
-    const char *ci_method;        /* "covariance" or "bootstrap" */
     int auto_order;               /* the order was chosen (--order auto) */
 } tb_fit_report;
 

@@ -21,7 +21,8 @@
 #include "work_pool.h"
 
 /* FNV-1a of the run's bytes and of the options that change its fit; the
- * leading version changes with what a fit gives (v2: k_spans_zero). */
+ * leading version changes with what a fit gives (v2: k_spans_zero; v3:
+ * HAC intervals by default, the results file's every field). */
 static int cache_key(const struct compare_settings *s, const char *path, char *key, size_t size)
 {
     uint64_t h = 14695981039346656037ULL;
@@ -35,10 +36,11 @@ static int cache_key(const struct compare_settings *s, const char *path, char *k
             h = (h ^ buf[i]) * 1099511628211ULL;
     fclose(f);
     char opts[4096];
-    int len = snprintf(opts, sizeof opts, "v2|%d|%d|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%lu",
+    int len = snprintf(opts, sizeof opts, "v3|%d|%d|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%d|%lu",
                        s->m.auto_order ? 0 : s->m.fit.order, s->m.auto_order,
                        s->m.ambient ? s->m.ambient : "", s->m.from, s->m.to, s->m.fit.tau_min,
-                       s->m.fit.tau_max, s->m.fit.level, s->shared_tau, s->m.fit.bootstrap,
+                       s->m.fit.tau_max, s->m.fit.level, s->shared_tau, (int)s->m.fit.ci,
+                       s->m.fit.bootstrap,
                        s->m.fit.seed);
     for (size_t k = 0; k < s->ncolumns && len > 0 && (size_t)len < sizeof opts; k++)
         len += snprintf(opts + len, sizeof opts - (size_t)len, "|c=%s", s->columns[k]);

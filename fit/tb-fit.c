@@ -80,8 +80,11 @@ static const char usage_text[] =
     "\n"
     "Uncertainty and checks:\n"
     "      --level=P          confidence level of the intervals (default 0.95)\n"
-    "      --ci=METHOD        covariance (default), or bootstrap[=N] for a\n"
-    "                         moving-block bootstrap of N resamples (default 200)\n"
+    "      --ci=METHOD        hac (default): a covariance that holds under\n"
+    "                         autocorrelated noise (Newey-West, Andrews' lags);\n"
+    "                         covariance: assumes independent errors (too narrow\n"
+    "                         on real runs); bootstrap[=N]: a moving-block\n"
+    "                         bootstrap of N resamples (default 200)\n"
     "      --seed=N           seed of the bootstrap (default 1)\n"
     "      --strict           a flagged fit is an error (exit 1)\n"
     "\n"
@@ -152,16 +155,20 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             break;
         case OPT_SHARED_TAU: s->shared_tau = 1; break;
         case OPT_CI:
-            if (strcmp(optarg, "covariance") == 0) {
-                s->m.fit.bootstrap = 0;
+            if (strcmp(optarg, "hac") == 0) {
+                s->m.fit.ci = TB_CI_HAC;
+            } else if (strcmp(optarg, "covariance") == 0) {
+                s->m.fit.ci = TB_CI_PLAIN;
             } else if (strcmp(optarg, "bootstrap") == 0) {
+                s->m.fit.ci = TB_CI_BOOTSTRAP;
                 s->m.fit.bootstrap = 200;
             } else if (strncmp(optarg, "bootstrap=", 10) == 0 &&
                        tb_cli_number(optarg + 10, &x) == 0 && x == floor(x) &&
                        x >= 20 && x <= 100000) {
+                s->m.fit.ci = TB_CI_BOOTSTRAP;
                 s->m.fit.bootstrap = (int)x;
             } else {
-                return usage_error("--ci wants covariance, bootstrap or bootstrap=N "
+                return usage_error("--ci wants hac, covariance, bootstrap or bootstrap=N "
                                    "(N from 20 to 100000), not '%s'", optarg);
             }
             break;
@@ -276,7 +283,6 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
             .ambient = s->m.ambient,
             .labels = tb_model_labels(&s->m, c->fit->order),
             .level = s->m.fit.level,
-            .ci_method = s->m.fit.bootstrap > 0 ? "bootstrap" : "covariance",
             .auto_order = s->m.auto_order,
         };
         rc = tb_report_fit(out, s->format, &r,

@@ -22,7 +22,18 @@
 
 tb_fit_options tb_fit_default_options(void)
 {
-    return (tb_fit_options){.order = 3, .level = 0.95, .seed = 1};
+    return (tb_fit_options){.order = 3, .level = 0.95, .ci = TB_CI_HAC, .bootstrap = 200,
+                            .seed = 1};
+}
+
+const char *tb_ci_method_name(enum tb_ci_method m)
+{
+    switch (m) {
+    case TB_CI_HAC: return "hac";
+    case TB_CI_PLAIN: return "covariance";
+    case TB_CI_BOOTSTRAP: return "bootstrap";
+    }
+    return "unknown";
 }
 
 const char *tb_fit_flag_name(unsigned flag)
@@ -96,6 +107,10 @@ static int check_input(const tb_series *s, size_t ns, const tb_fit_options *opt,
         return fail(err, errlen, "order %d: it must be 1 to %d", opt->order, TB_FIT_MAX_ORDER);
     if (!(opt->level > 0 && opt->level < 1))
         return fail(err, errlen, "confidence level %g: it must be between 0 and 1", opt->level);
+    if (opt->ci != TB_CI_HAC && opt->ci != TB_CI_PLAIN && opt->ci != TB_CI_BOOTSTRAP)
+        return fail(err, errlen, "unknown interval method %d", (int)opt->ci);
+    if (opt->ci == TB_CI_BOOTSTRAP && (opt->bootstrap < 20 || opt->bootstrap > 100000))
+        return fail(err, errlen, "%d bootstrap resamples: it must be 20 to 100000", opt->bootstrap);
     if (opt->tau_min < 0 || opt->tau_max < 0 ||
         (opt->tau_min > 0 && opt->tau_max > 0 && opt->tau_min >= opt->tau_max))
         return fail(err, errlen, "τ range %g to %g s is empty", opt->tau_min, opt->tau_max);
@@ -195,29 +210,113 @@ out:
     return rc;
 }
 
-/* Intervals from the covariance at the optimum, σ² (JᵀJ)⁻¹ with the full
- * Jacobian over (T∞ₛ, kₛ₁ … kₛₙ for each series, τ₁ … τₙ).  τ's interval
- * is symmetric in ln τ, so it stays positive and honest for a long τ. */
-static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level)
+size_t fit_hac_lags(const gsl_vector *r)
+{
+    size_t m = r->size;
+    double c0 = 0, c1 = 0;
+    for (size_t i = 0; i < m; i++) {
+        double x = gsl_vector_get(r, i);
+        c0 += x * x;
+        if (i > 0)
+            c1 += x * gsl_vector_get(r, i - 1);
+    }
+    if (!(c0 > 0) || m < 8)
+        return 0;
+    /* Andrews (1991), eq. 6.4, for the Bartlett kernel and an AR(1) of
+     * coefficient ρ: α(1) = 4ρ² / ((1−ρ)²(1+ρ)²), S = 1.1447 (α(1) m)^⅓. */
+    double rho = fmin(fmax(c1 / c0, -0.97), 0.97);
+    double alpha = 4 * rho * rho / ((1 - rho) * (1 - rho) * (1 + rho) * (1 + rho));
+    double lags = floor(1.1447 * cbrt(alpha * (double)m));
+    return lags < (double)(m / 2) ? (size_t)lags : m / 2;
+}
+
+/* The HAC "meat": Σ over series of the Newey–West long-run covariance of
+ * the scores gᵢ = Jᵢᵀ rᵢ, Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with
+ * Bartlett weights wₗ = 1 − l/(L+1).  Σₗ wₗ gᵢ₋ₗ is kept as two running
+ * sums (of gᵢ₋ₗ and of l·gᵢ₋ₗ), so a point costs O(P²), not O(L·P²).
+ * Returns the largest L used, or -1 when memory runs out. */
+static ssize_t hac_meat(const struct vp *vp, gsl_matrix *S)
+{
+    size_t P = S->size1, most = 0;
+    double *row = malloc(4 * P * sizeof *row);
+    if (!row)
+        return -1;
+    double *A = row + P, *B = A + P, *h = B + P;
+    gsl_matrix_set_zero(S);
+    for (size_t k = 0; k < vp->ns; k++) {
+        const struct vp_series *s = &vp->s[k];
+        size_t L = fit_hac_lags(s->r);
+        double *ring = L ? calloc(L * P, sizeof *ring) : NULL;
+        if (L && !ring) {
+            free(row);
+            return -1;
+        }
+        most = L > most ? L : most;
+        memset(A, 0, 2 * P * sizeof *A);   /* A and B */
+        for (size_t i = 0; i < s->m; i++) {
+            jacobian_row(vp, k, i, row, P);
+            double r = gsl_vector_get(s->r, i);
+            for (size_t a = 0; a < P; a++) {
+                row[a] *= r;                                  /* gᵢ */
+                h[a] = L ? A[a] - B[a] / (double)(L + 1) : 0;  /* Σₗ wₗ gᵢ₋ₗ */
+            }
+            for (size_t a = 0; a < P; a++)
+                for (size_t b = 0; b < P; b++)
+                    *gsl_matrix_ptr(S, a, b) += row[a] * (row[b] + h[b]) + h[a] * row[b];
+            if (!L)
+                continue;
+            double *old = ring + (i % L) * P;   /* gᵢ₋ₗ, zero before the start */
+            for (size_t a = 0; a < P; a++) {
+                B[a] += A[a] + row[a] - (double)(L + 1) * old[a];
+                A[a] += row[a] - old[a];
+                old[a] = row[a];
+            }
+        }
+        free(ring);
+    }
+    free(row);
+    return (ssize_t)most;
+}
+
+/* Intervals at the optimum from the full Jacobian over (T∞ₛ, kₛ₁ … kₛₙ
+ * for each series, τ₁ … τₙ): σ²(JᵀJ)⁻¹ (TB_CI_PLAIN), or the sandwich
+ * (JᵀJ)⁻¹ M (JᵀJ)⁻¹ with the HAC meat M and the small-sample factor
+ * m/(m − P) (TB_CI_HAC).  τ's interval is symmetric in ln τ, so it stays
+ * positive and honest for a long τ. */
+static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level,
+                                enum tb_ci_method method)
 {
     size_t n = vp->n, q = vp->q, P = fit->params;
     gsl_matrix *C = gsl_matrix_alloc(P, P);
+    gsl_matrix *M = method == TB_CI_HAC ? gsl_matrix_alloc(P, P) : NULL;
+    gsl_matrix *T = method == TB_CI_HAC ? gsl_matrix_alloc(P, P) : NULL;
     int rc = -1;
 
-    if (!C || jacobian_inverse(vp, C) < 0)
+    if (!C || (method == TB_CI_HAC && (!M || !T)) || jacobian_inverse(vp, C) < 0)
         goto out;
-    double s2 = fit->rss / (double)fit->dof;
+    double scale = fit->rss / (double)fit->dof;
+    if (method == TB_CI_HAC) {
+        ssize_t lags = hac_meat(vp, M);
+        if (lags < 0)
+            goto out;
+        fit->ci_lags = (size_t)lags;
+        /* C·M·C, into C */
+        gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, C, M, 0.0, T);
+        gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, C, 0.0, M);
+        gsl_matrix_memcpy(C, M);
+        scale = (double)fit->points / (double)fit->dof;
+    }
     double tq = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)fit->dof);
     rc = 0;
     for (size_t p = 0; p < P; p++) {
-        double var = gsl_matrix_get(C, p, p) * s2;
+        double var = gsl_matrix_get(C, p, p) * scale;
         if (!(var > 0) || !isfinite(var))
             rc = -1;
     }
     for (size_t k = 0; k < vp->ns; k++) {
         for (size_t j = 0; j < q; j++) {
             tb_estimate *e = j == 0 ? &fit->series[k].t_inf : &fit->series[k].k[j - 1];
-            double half = tq * sqrt(gsl_matrix_get(C, k * q + j, k * q + j) * s2);
+            double half = tq * sqrt(gsl_matrix_get(C, k * q + j, k * q + j) * scale);
             e->lo = e->value - half;
             e->hi = e->value + half;
         }
@@ -225,12 +324,14 @@ static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level)
     for (size_t j = 0; j < n; j++) {
         size_t p = vp->ns * q + j;
         double tau = fit->tau[j].value;
-        double half = tq * sqrt(gsl_matrix_get(C, p, p) * s2) / tau;
+        double half = tq * sqrt(gsl_matrix_get(C, p, p) * scale) / tau;
         fit->tau[j].lo = tau * exp(-half);
         fit->tau[j].hi = tau * exp(half);
     }
 out:
     gsl_matrix_free(C);
+    gsl_matrix_free(M);
+    gsl_matrix_free(T);
     return rc;
 }
 
@@ -346,8 +447,9 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     fit->flags = degeneracy_flags(fit, s, vp);
     if (!converged)
         fit->flags |= TB_FIT_NO_CONVERGENCE;
-    int ci = opt.bootstrap > 0 ? fit_bootstrap(vp, s, fit, &opt)
-                               : covariance_intervals(vp, fit, opt.level);
+    fit->ci = opt.ci;
+    int ci = opt.ci == TB_CI_BOOTSTRAP ? fit_bootstrap(vp, s, fit, &opt)
+                                       : covariance_intervals(vp, fit, opt.level, opt.ci);
     if (ci < 0 || fit->dof == 0)
         fit->flags |= TB_FIT_NO_CI;
     else

@@ -20,25 +20,17 @@
 
 #include "fit_internal.h"
 
-/* A block covers the residuals' correlation: at least the lag where their
- * autocorrelation falls under 0.1, and 1.5·m^(1/3) (the usual rate), at
- * most a quarter of the series. */
+/* A block covers the noise's correlation: as long as the HAC's Bartlett
+ * window (Andrews' AR(1) plug-in, which sees the correlation the fit has
+ * not absorbed), at least 1.5·m^(1/3) (the usual rate), at most a quarter
+ * of the series.  The lag where the residuals' autocorrelation falls under
+ * 0.1 was some 3× too short under AR(1) noise of 0.9. */
 static size_t block_length(const gsl_vector *r)
 {
-    size_t m = r->size, lag = 1;
-    double r0 = 0;
-    for (size_t i = 0; i < m; i++)
-        r0 += gsl_vector_get(r, i) * gsl_vector_get(r, i);
-    for (; lag < m / 4; lag++) {
-        double acf = 0;
-        for (size_t i = 0; i + lag < m; i++)
-            acf += gsl_vector_get(r, i) * gsl_vector_get(r, i + lag);
-        if (!(r0 > 0) || acf / r0 < 0.1)
-            break;
-    }
-    size_t L = (size_t)ceil(1.5 * cbrt((double)m));
-    if (lag > L)
-        L = lag;
+    size_t m = r->size;
+    size_t L = (size_t)ceil(1.5 * cbrt((double)m)), hac = fit_hac_lags(r) + 1;
+    if (hac > L)
+        L = hac;
     if (L > m / 4)
         L = m / 4 > 0 ? m / 4 : 1;
     return L;
@@ -77,6 +69,7 @@ int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
             fitted[off + i] = vs->y[i] - resid[off + i];
         }
         block[k] = block_length(vs->r);
+        fit->ci_lags = block[k] > fit->ci_lags ? block[k] : fit->ci_lags;
         bs[k] = (tb_series){s[k].t, ystar + off, s[k].n};
         off += vs->m;
     }
@@ -102,8 +95,10 @@ int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
         double tau[TB_FIT_MAX_ORDER], rss;
         int converged;
         bvp->solved = 0;
-        if (vp_refine(bvp, tau0, tau, &rss, &converged) != 0 || !isfinite(rss))
+        if (vp_refine(bvp, tau0, tau, &rss, &converged) != 0 || !isfinite(rss)) {
+            fit->ci_failed++;   /* left out, and reported */
             continue;
+        }
         /* τ sorted, and each series' kᵢ in the same order */
         size_t order[TB_FIT_MAX_ORDER];
         gsl_sort_index(order, tau, 1, n);

@@ -42,6 +42,10 @@ int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
 int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
               int *converged);
 
+/* The lags of the HAC covariance's Bartlett window for a series of
+ * residuals R: Andrews' (1991) AR(1) plug-in bandwidth. */
+size_t fit_hac_lags(const gsl_vector *r);
+
 /* Intervals by moving-block bootstrap around the solved workspace VP
  * (solved at FIT's τ); fills FIT's lo/hi.  0, or -1. */
 int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,

@@ -223,15 +223,30 @@ typedef struct tb_series {
     size_t n;
 } tb_series;
 
+/* How the intervals are found. */
+enum tb_ci_method {
+    TB_CI_HAC = 0,      /* the default: the sandwich covariance that holds
+                           under autocorrelated noise (Newey and West 1987,
+                           Bartlett kernel; lags by Andrews' 1991 AR(1)
+                           plug-in, from each series' residuals) */
+    TB_CI_PLAIN,        /* σ²(JᵀJ)⁻¹: assumes independent errors, which
+                           real runs do not have; too narrow on them */
+    TB_CI_BOOTSTRAP,    /* a moving-block bootstrap of .bootstrap resamples,
+                           blocks as long as the HAC's lag window */
+};
+
 typedef struct tb_fit_options {
     int order;          /* 1..TB_FIT_MAX_ORDER; default 3 */
     double tau_min;     /* τ search range in s; 0 derives it from the data: */
     double tau_max;     /* the median sampling period and 10x the duration */
     double level;       /* confidence level of the intervals; default 0.95 */
-    int bootstrap;      /* 0: intervals from the covariance; N: from N
-                           moving-block bootstrap resamples */
+    enum tb_ci_method ci;  /* default TB_CI_HAC */
+    int bootstrap;      /* resamples of TB_CI_BOOTSTRAP; default 200 */
     unsigned long seed; /* of the bootstrap */
 } tb_fit_options;
+
+/* "hac", "covariance" or "bootstrap": the method's name in reports. */
+const char *tb_ci_method_name(enum tb_ci_method m);
 
 tb_fit_options tb_fit_default_options(void);
 
@@ -284,6 +299,12 @@ typedef struct tb_fit {
     double tau_min, tau_max;            /* the search range used */
     double median_period;               /* s */
     unsigned flags;                     /* enum tb_fit_flag */
+    enum tb_ci_method ci;               /* how the intervals were found */
+    size_t ci_lags;                     /* HAC: the most lags of its window
+                                           (0: none needed); bootstrap: the
+                                           longest block, in points */
+    size_t ci_failed;                   /* bootstrap resamples that could
+                                           not be refitted (left out) */
 } tb_fit;
 
 /*
