@@ -37,7 +37,7 @@
  * that the combinations stay cheap (C(20,3) = 1140 at order 3). */
 static const size_t grid_points[TB_FIT_MAX_ORDER + 1] = {0, 32, 28, 20, 14};
 #define SCREEN_POINTS 256   /* points per series used by the grid screen */
-#define STARTS 3            /* grid combinations refined */
+#define STARTS 8            /* basins of the screen refined, lowest first */
 
 /* Tolerances of the trust-region search over u (≈ ln τ).  LM converges
  * only linearly here (by about 1/3 an iteration: the residuals of a real
@@ -343,61 +343,115 @@ static double screen_rss(const struct vp *vp, const struct screen_series *ss,
     return rss;
 }
 
-/* The STARTS best combinations of n grid points, ascending, into BEST. */
+/* Next combination IDX[0] < IDX[1] < … < IDX[N-1] < G; 0 after the last. */
+static int next_combination(size_t *idx, size_t n, size_t G)
+{
+    size_t j = n;
+    while (j > 0 && idx[j - 1] == G - n + j - 1)
+        j--;
+    if (j == 0)
+        return 0;
+    idx[j - 1]++;
+    for (size_t l = j; l < n; l++)
+        idx[l] = idx[l - 1] + 1;
+    return 1;
+}
+
+static size_t table_index(const size_t *idx, size_t n, size_t G)
+{
+    size_t r = 0;
+    for (size_t j = 0; j < n; j++)
+        r = r * G + idx[j];
+    return r;
+}
+
+/* Whether combination IDX is a basin of the screened RSS in TABLE: no
+ * neighbour (one τ a grid step away, the others kept) lies lower; of equal
+ * ones, the first in index order counts. */
+static int is_basin(const double *table, const size_t *idx, size_t n, size_t G)
+{
+    size_t here = table_index(idx, n, G), nb[TB_FIT_MAX_ORDER];
+    double rss = table[here];
+    for (size_t j = 0; j < n; j++) {
+        for (int d = -1; d <= 1; d += 2) {
+            memcpy(nb, idx, n * sizeof *nb);
+            if ((d < 0 && nb[j] == 0) || (d > 0 && nb[j] + 1 >= G))
+                continue;
+            nb[j] = d < 0 ? nb[j] - 1 : nb[j] + 1;
+            if ((j > 0 && nb[j] <= nb[j - 1]) || (j + 1 < n && nb[j] >= nb[j + 1]))
+                continue;
+            size_t there = table_index(nb, n, G);
+            if (table[there] < rss || (table[there] == rss && there < here))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The grid screen: the RSS of every combination of n grid points, then
+ * the STARTS lowest basins (distinct local minima of it), best first, into
+ * BEST.  Neighbouring cells of one basin would only climb down to the same
+ * optimum; distinct basins reach the distinct optima, ordinary ones inside
+ * the range and those on its bounds. */
 static size_t screen(const struct vp *vp, const double *grid, size_t G,
                      size_t best[][TB_FIT_MAX_ORDER])
 {
-    size_t n = vp->n, found = 0, idx[TB_FIT_MAX_ORDER];
+    size_t n = vp->n, found = 0, idx[TB_FIT_MAX_ORDER], cells = 1;
     double best_rss[STARTS];
     struct screen_series *ss = calloc(vp->ns, sizeof *ss);
 
-    if (!ss)
-        return 0;
-    if (screen_prepare(vp, grid, G, ss) == 0) {
-        for (size_t j = 0; j < n; j++)
-            idx[j] = j;
-        for (;;) {
-            double rss = screen_rss(vp, ss, idx);
-            /* insert into the sorted list of the best */
-            size_t pos = found < STARTS ? found : STARTS;
-            while (pos > 0 && best_rss[pos - 1] > rss)
-                pos--;
-            if (pos < STARTS && isfinite(rss)) {
-                size_t last = found < STARTS ? found : STARTS - 1;
-                for (size_t p = last; p > pos; p--) {
-                    best_rss[p] = best_rss[p - 1];
-                    memcpy(best[p], best[p - 1], sizeof best[p]);
-                }
-                best_rss[pos] = rss;
-                memcpy(best[pos], idx, sizeof idx);
-                if (found < STARTS)
-                    found++;
-            }
-            /* next combination idx[0] < idx[1] < … < idx[n-1] < G */
-            size_t j = n;
-            while (j > 0 && idx[j - 1] == G - n + j - 1)
-                j--;
-            if (j == 0)
-                break;
-            idx[j - 1]++;
-            for (size_t l = j; l < n; l++)
-                idx[l] = idx[l - 1] + 1;
+    for (size_t j = 0; j < n; j++)
+        cells *= G;
+    double *table = malloc(cells * sizeof *table);
+    if (!ss || !table || screen_prepare(vp, grid, G, ss) < 0)
+        goto out;
+    for (size_t c = 0; c < cells; c++)
+        table[c] = INFINITY;
+    for (size_t j = 0; j < n; j++)
+        idx[j] = j;
+    do {
+        double rss = screen_rss(vp, ss, idx);
+        table[table_index(idx, n, G)] = isfinite(rss) ? rss : INFINITY;
+    } while (next_combination(idx, n, G));
+    for (size_t j = 0; j < n; j++)
+        idx[j] = j;
+    do {
+        double rss = table[table_index(idx, n, G)];
+        if (!isfinite(rss) || !is_basin(table, idx, n, G))
+            continue;
+        /* insert into the sorted list of the lowest basins */
+        size_t pos = found < STARTS ? found : STARTS;
+        while (pos > 0 && best_rss[pos - 1] > rss)
+            pos--;
+        if (pos >= STARTS)
+            continue;
+        size_t last = found < STARTS ? found : STARTS - 1;
+        for (size_t p = last; p > pos; p--) {
+            best_rss[p] = best_rss[p - 1];
+            memcpy(best[p], best[p - 1], sizeof best[p]);
         }
-    }
-    for (size_t k = 0; k < vp->ns; k++) {
+        best_rss[pos] = rss;
+        memcpy(best[pos], idx, sizeof idx);
+        if (found < STARTS)
+            found++;
+    } while (next_combination(idx, n, G));
+out:
+    for (size_t k = 0; ss && k < vp->ns; k++) {
         gsl_matrix_free(ss[k].gram);
         gsl_vector_free(ss[k].rhs);
     }
     free(ss);
+    free(table);
     return found;
 }
 
 /* --- the search ------------------------------------------------------------ */
 
-/* Refine from TAU0 with GSL's trust-region solver; on success TAU holds the
- * optimum (unsorted), *RSS its value, *CONVERGED whether it converged. */
-int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
-              int *converged)
+/* Refine from TAU0 with GSL's trust-region solver, at most MAX_ITER
+ * iterations to steps under XTOL; on success TAU holds the optimum
+ * (unsorted), *RSS its value, *CONVERGED whether it converged. */
+static int refine(struct vp *vp, const double *tau0, double *tau, double *rss,
+                  int *converged, size_t max_iter, double xtol)
 {
     size_t n = vp->n;
     gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
@@ -426,7 +480,7 @@ int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
     int info = 0;
     int status = gsl_multifit_nlinear_init(u, &fdf, w);
     if (status == GSL_SUCCESS)
-        status = gsl_multifit_nlinear_driver(MAX_ITERATIONS, XTOL, GTOL, FTOL,
+        status = gsl_multifit_nlinear_driver(max_iter, xtol, GTOL, FTOL,
                                              NULL, NULL, &info, w);
     /* "No progress" is a minimum the solver cannot improve on. */
     if (status == GSL_ENOPROG)
@@ -444,34 +498,72 @@ int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
     return status;
 }
 
+int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
+              int *converged)
+{
+    return refine(vp, tau0, tau, rss, converged, MAX_ITERATIONS, XTOL);
+}
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* Whether start K is a grid neighbour of an earlier one: it would only
- * climb down into the same basin. */
-static int near_earlier_start(size_t starts[][TB_FIT_MAX_ORDER], size_t k, size_t n)
+/* The coarse stage: every basin refined on a thinned copy of the series
+ * (its first COARSE_HEAD points, where a short τ shows, then evenly spaced
+ * ones up to COARSE_POINTS) to a loose tolerance.  Only the FINAL lowest
+ * distinct optima it finds are refined on every point: a basin costs a
+ * fraction of a full refinement, and every basin is still explored. */
+#define COARSE_HEAD 48
+#define COARSE_POINTS 480
+#define COARSE_ITERATIONS 40
+#define COARSE_XTOL 1e-3
+#define FINAL 3
+
+/* A thinned copy of the series S (NS of them) into T and Y (caller frees
+ * T[k]); 0, or -1 when memory runs out. */
+static int thin_series(const struct vp *vp, tb_series *out)
 {
-    for (size_t e = 0; e < k; e++) {
-        int near = 1;
-        for (size_t j = 0; j < n; j++)
-            near &= starts[k][j] + 1 >= starts[e][j] && starts[e][j] + 1 >= starts[k][j];
-        if (near)
-            return 1;
+    for (size_t k = 0; k < vp->ns; k++) {
+        const struct vp_series *s = &vp->s[k];
+        size_t m = s->m <= COARSE_POINTS ? s->m : COARSE_POINTS;
+        double *buf = malloc(2 * m * sizeof *buf);
+        if (!buf)
+            return -1;
+        out[k] = (tb_series){buf, buf + m, m};
+        for (size_t i = 0; i < m; i++) {
+            size_t src = i;
+            if (m < s->m && i >= COARSE_HEAD)   /* evenly over the rest */
+                src = COARSE_HEAD + (size_t)((double)(i - COARSE_HEAD) *
+                                             (double)(s->m - 1 - COARSE_HEAD) /
+                                             (double)(m - 1 - COARSE_HEAD));
+            buf[i] = s->t[src];
+            buf[m + i] = s->y[src];
+        }
     }
     return 0;
 }
 
-/* The global search: the grid screen, then a refinement from each of its
- * best points.  TAU gets the best τ, sorted; the workspace is left solved
+/* Whether the sorted τ vectors A and B are one optimum (within 2 % each). */
+static int same_optimum(const double *a, const double *b, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (fabs(log(a[j] / b[j])) > 0.02)
+            return 0;
+    return 1;
+}
+
+/* The global search: the grid screen, then the coarse refinement of each
+ * of its lowest basins, then the full refinement of the lowest distinct
+ * optima found.  TAU gets the best τ, sorted; the workspace is left solved
  * at it.  Returns 0, or -1 when no start could be refined. */
 int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
               int *converged)
 {
-    size_t G = grid_points[vp->n], n = vp->n;
+    size_t G = grid_points[vp->n], n = vp->n, ncand = 0;
     double grid[64], best_rss = INFINITY, best_tau[TB_FIT_MAX_ORDER];
+    double cand[STARTS][TB_FIT_MAX_ORDER], cand_rss[STARTS];
     size_t starts[STARTS][TB_FIT_MAX_ORDER];
     int best_converged = 0;
 
@@ -481,14 +573,61 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
         grid[g] = exp(vp->theta_lo + (vp->theta_hi - vp->theta_lo) * ((double)g + 0.5) / (double)G);
     size_t nstarts = screen(vp, grid, G, starts);
 
+    tb_series *thin = calloc(vp->ns, sizeof *thin);
+    struct vp *coarse = NULL;
+    if (thin && thin_series(vp, thin) == 0 && (coarse = vp_alloc(thin, vp->ns, (int)n))) {
+        coarse->theta_lo = vp->theta_lo;
+        coarse->theta_hi = vp->theta_hi;
+    }
     for (size_t k = 0; k < nstarts; k++) {
         double tau0[TB_FIT_MAX_ORDER], t[TB_FIT_MAX_ORDER], rss;
         int conv;
-        if (near_earlier_start(starts, k, n))
-            continue;
         for (size_t j = 0; j < n; j++)
             tau0[j] = grid[starts[k][j]];
-        if (vp_refine(vp, tau0, t, &rss, &conv) != GSL_SUCCESS || !isfinite(rss))
+        if (!coarse) {   /* no memory for the coarse stage: each start in full */
+            memcpy(cand[ncand], tau0, sizeof tau0);
+            cand_rss[ncand++] = (double)k;
+            continue;
+        }
+        coarse->solved = 0;
+        if (refine(coarse, tau0, t, &rss, &conv, COARSE_ITERATIONS, COARSE_XTOL) != GSL_SUCCESS ||
+            !isfinite(rss))
+            continue;
+        qsort(t, n, sizeof *t, compare_double);
+        size_t c = 0;
+        while (c < ncand && !same_optimum(cand[c], t, n))
+            c++;
+        if (c < ncand) {   /* an optimum found already: keep its best start */
+            if (rss < cand_rss[c]) {
+                cand_rss[c] = rss;
+                memcpy(cand[c], t, sizeof t);
+            }
+            continue;
+        }
+        memcpy(cand[ncand], t, sizeof t);
+        cand_rss[ncand++] = rss;
+    }
+    vp_free(coarse);
+    for (size_t k = 0; thin && k < vp->ns; k++)
+        free((double *)thin[k].t);   /* thin_series() allocated it */
+    free(thin);
+
+    /* The lowest distinct coarse optima, refined on every point. */
+    for (size_t f = 0; f < FINAL && f < ncand; f++) {
+        size_t lowest = f;
+        for (size_t c = f + 1; c < ncand; c++)
+            if (cand_rss[c] < cand_rss[lowest])
+                lowest = c;
+        double tmp[TB_FIT_MAX_ORDER], tr = cand_rss[f];
+        memcpy(tmp, cand[f], sizeof tmp);
+        memcpy(cand[f], cand[lowest], sizeof tmp);
+        cand_rss[f] = cand_rss[lowest];
+        memcpy(cand[lowest], tmp, sizeof tmp);
+        cand_rss[lowest] = tr;
+
+        double t[TB_FIT_MAX_ORDER], rss;
+        int conv;
+        if (vp_refine(vp, cand[f], t, &rss, &conv) != GSL_SUCCESS || !isfinite(rss))
             continue;
         if (rss < best_rss) {
             best_rss = rss;

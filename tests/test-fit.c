@@ -390,21 +390,25 @@ static void test_auto_and_degenerate(void)
     gsl_rng_free(rng);
 
     /* Three terms on an hour of two well-apart ones: the spare term comes
-     * back with a k near 0 and a τ that could be anything -- sometimes
-     * neither merged nor at a bound, so only its k's interval tells. */
+     * back flagged (merged, at a bound, k huge, or a k whose interval holds
+     * 0 where no other flag tells) -- or, where the global search finds a
+     * lower optimum with a small fast term fitting the first samples'
+     * noise, negligible beside the real ones, which are then recovered. */
     static double t3[3600], y3[3600];
     struct truth apart = {60, 2, {-20, -15}, {60, 900}};
     tb_series s3 = {t3, y3, 3600};
-    int flagged = 0, spans = 0, picked2 = 0, runs = 10;
+    int accounted = 0, spans = 0, picked2 = 0, runs = 10;
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     for (int seed = 1; seed <= runs; seed++) {
         gsl_rng_set(rng, (unsigned long)seed);
         make_curve(&apart, 3600, 1, 0.05, 0, 0.1, rng, t3, y3);
         opt.order = 3;
         if (tb_fit_series_run(&s3, 1, &opt, &f, err, sizeof err) == 0) {
-            flagged += (f.flags & TB_FIT_DEGENERATE) != 0;
-            /* where no other flag tells, k's interval must */
-            spans += (f.flags & TB_FIT_K_SPANS_ZERO) != 0 ||
+            int flagged = (f.flags & TB_FIT_DEGENERATE) != 0;
+            int spare_small = fabs(f.series[0].k[0].value) < 0.2 && covers(&f.tau[1], 60) &&
+                              covers(&f.tau[2], 900) && covers(&f.series[0].t_inf, 60);
+            accounted += flagged || spare_small;
+            spans += (f.flags & TB_FIT_K_SPANS_ZERO) != 0 || spare_small ||
                      (f.flags & (TB_FIT_DEGENERATE & ~TB_FIT_K_SPANS_ZERO)) != 0;
         }
         tb_fit_clear(&f);
@@ -412,8 +416,9 @@ static void test_auto_and_degenerate(void)
             picked2 += f.order == 2;
         tb_fit_clear(&f);
     }
-    ok(flagged == runs, "three terms on two: %d of %d fits flagged degenerate", flagged, runs);
-    ok(spans == runs, "each with k_spans_zero where no other flag tells (%d of %d)", spans, runs);
+    ok(accounted == runs, "three terms on two: %d of %d fits flagged or with a negligible "
+       "spare term and the truth recovered", accounted, runs);
+    ok(spans == runs, "k_spans_zero where no other flag tells (%d of %d)", spans, runs);
     ok(picked2 == runs, "--order auto picks two terms (%d of %d)", picked2, runs);
     gsl_rng_free(rng);
 }
@@ -541,6 +546,19 @@ static void test_real_runs(void)
         {"imx8-membench-t1-15min.csv", 3, 17.3687, 0, 0, 5e-3},
         {"imx8-membench-t2-15min.csv", 3, 17.7222, 0, 0, 5e-3},
     };
+    /* Optima the search reached only from its lowest basins (issue 14):
+     * CPU_1_temp at order 3, an ordinary optimum inside the default range
+     * (τ 4.14 s on t1, 9.41 s on t2), where the old search, refining the
+     * three lowest grid cells (neighbours), stopped 0.22 % and 0.32 %
+     * higher; and t2's τ 0.099 s optimum from a range that starts at 1 ms. */
+    static const struct {
+        const char *file, *column;
+        double tau_min, rss, tau1;
+    } basins[] = {
+        {"imx8-membench-t1-15min.csv", "CPU_1_temp", 0, 17.574598, 4.137},
+        {"imx8-membench-t2-15min.csv", "CPU_1_temp", 0, 18.186840, 9.408},
+        {"imx8-membench-t2-15min.csv", "CPU_0_temp", 0.001, 17.722161, 0.0986},
+    };
     const char *srcdir = getenv("top_srcdir") ? getenv("top_srcdir") : ".";
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         char path[4096];
@@ -566,6 +584,29 @@ static void test_real_runs(void)
         if (known[i].order == 3 && fabs(f.tau[1].value / f.tau[0].value) < 1.5)
             ok(f.flags & TB_FIT_DEGENERATE, "the merged order-3 optimum is flagged");
         tb_fit_clear(&f);
+        tb_run_free(run);
+    }
+    for (size_t i = 0; i < sizeof basins / sizeof basins[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/datasets/%s", srcdir, basins[i].file);
+        tb_run *run = tb_run_read(path, NULL, err, sizeof err);
+        size_t idx;
+        if (!ok(run && tb_run_select(run, basins[i].column, &idx, 1, err, sizeof err) == 1,
+                "%s is read", basins[i].file))
+            continue;
+        const tb_column *c = tb_run_column(run, idx);
+        tb_series s = {c->t, c->v, c->n};
+        tb_fit_options opt = tb_fit_default_options();
+        tb_fit f;
+        opt.tau_min = basins[i].tau_min;
+        if (tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0) {
+            ok(fabs(f.rss - basins[i].rss) < 1e-5 && fabs(f.tau[0].value / basins[i].tau1 - 1) < 0.01,
+               "%s %s order 3: the optimum at τ1 %.3g s, RSS %.6f (found τ1 %.4g, RSS %.6f)",
+               basins[i].file, basins[i].column, basins[i].tau1, basins[i].rss, f.tau[0].value, f.rss);
+            tb_fit_clear(&f);
+        } else {
+            ok(0, "%s %s: %s", basins[i].file, basins[i].column, err);
+        }
         tb_run_free(run);
     }
 }
