@@ -28,7 +28,9 @@ static const struct option model_options[] = {
 
 void tb_model_settings_init(struct tb_model_settings *m)
 {
-    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .to = INFINITY};
+    /* --from not given (NaN): from the regular sampling, start-up samples
+     * left out (tb_startup_samples()); --from 0 keeps them. */
+    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .from = NAN, .to = INFINITY};
 }
 
 void tb_model_settings_free(struct tb_model_settings *m)
@@ -180,7 +182,7 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
 
 int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen)
 {
-    if (m->from >= m->to)
+    if (!isnan(m->from) && m->from >= m->to)
         snprintf(err, errlen, "--from must be before --to");
     else if (m->fit.tau_min > 0 && m->fit.tau_max > 0 && m->fit.tau_min >= m->fit.tau_max)
         snprintf(err, errlen, "--tau-min must be below --tau-max");

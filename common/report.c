@@ -79,7 +79,7 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     json_number(f, fit->rss);
     fputs(", \"rmse\": ", f);
     json_number(f, fit->rmse);
-    fprintf(f, ", \"dof\": %zu, \"level\": ", fit->dof);
+    fprintf(f, ", \"startup_samples\": %zu, \"dof\": %zu, \"level\": ", c->startup, fit->dof);
     json_number(f, r->level);
     fputs(", \"ci\": ", f);
     tb_json_string(f, tb_ci_method_name(fit->ci));
@@ -148,9 +148,12 @@ static void report_text(FILE *f, const tb_fit_report *r)
     const char *unit = c->column->unit;
     const char *sep = *unit ? " " : "";
 
-    fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s\n", c->source, c->column->name,
+    fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s", c->source, c->column->name,
             fit->order, s->n, s->duration, r->ambient ? ", minus " : "",
             r->ambient ? r->ambient : "");
+    if (c->startup)
+        fprintf(f, " (%zu start-up sample%s left out)", c->startup, c->startup == 1 ? "" : "s");
+    fputc('\n', f);
     fprintf(f, "  T∞   ");
     text_estimate(f, &s->t_inf, 2);
     fprintf(f, "%s%s%s (%g %% interval, ", sep, unit, r->ambient ? " above ambient" : "",

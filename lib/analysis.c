@@ -42,7 +42,7 @@ tb_analysis_options tb_analysis_default_options(void)
 {
     return (tb_analysis_options){
         .fit = tb_fit_default_options(),
-        .from = 0,
+        .from = NAN,
         .to = INFINITY,
         .tolerance = 0.5,
         .step = 60,
@@ -75,9 +75,15 @@ static void say(tb_analysis *a, const char *fmt, ...)
     a->msgs[a->nmsgs++] = line;
 }
 
+/* The window's start for what has no start-up samples of its own. */
+static double from_of(const tb_analysis_options *o)
+{
+    return isnan(o->from) ? 0 : o->from;
+}
+
 static int check_options(const tb_analysis_options *o, char *err, size_t errlen)
 {
-    if (!(o->from >= 0) || !(o->to > o->from)) {
+    if ((!isnan(o->from) && !(o->from >= 0)) || !(o->to > (isnan(o->from) ? 0 : o->from))) {
         snprintf(err, errlen, "the window (from %g to %g s) holds no time", o->from, o->to);
         return -1;
     }
@@ -172,7 +178,7 @@ static double work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_r
         n = m > 0 ? (size_t)m : 0;
     }
     for (size_t k = 0; k < n; k++) {
-        double r = idx[k] ? tb_work_rate(tb_run_column(run, idx[k]), o->from, o->to) : NAN;
+        double r = idx[k] ? tb_work_rate(tb_run_column(run, idx[k]), from_of(o), o->to) : NAN;
         if (isfinite(r)) {
             sum += r;
             any = 1;
@@ -226,7 +232,7 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
     double ops = a->status == TB_STATUS_OK ? work_rate(a, o, run) : NAN;
     double since;
     const char *by = NULL;
-    int throttled = tb_throttle_check(run, o->from, o->to, &since, &by);
+    int throttled = tb_throttle_check(run, from_of(o), o->to, &since, &by);
     if (throttled < 0)
         a->out_of_memory = 1;
     if (throttled != 1) {
@@ -236,11 +242,20 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
     const tb_column *amb = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
     if (a->status != TB_STATUS_OK)
         ncol = 0;
+    size_t most_startup = 0;
+    double startup_until = 0;
     for (size_t k = 0; k < ncol; k++) {
         const tb_column *c = tb_run_column(run, idx[k]);
-        double *t, *y;
-        size_t n;
-        if (tb_series_extract(c, o->from, o->to, amb, &t, &y, &n, err, sizeof err) < 0) {
+        double *t, *y, from = from_of(o);
+        size_t n, startup = isnan(o->from) ? tb_startup_samples(c) : 0;
+        if (startup > 0) {
+            from = c->t[startup];
+            if (startup > most_startup || (startup == most_startup && c->t[startup - 1] > startup_until)) {
+                most_startup = startup;
+                startup_until = c->t[startup - 1];
+            }
+        }
+        if (tb_series_extract(c, from, o->to, amb, &t, &y, &n, err, sizeof err) < 0) {
             /* The run's other columns are still fitted: this one is said. */
             say(a, "%s: %s", file, err);
             raise_status(a, TB_STATUS_INPUT);
@@ -256,12 +271,16 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
         col->y = y;
         col->pub = (tb_analysed_column){
             .run = run, .source = file, .index = idx[k], .column = c,
-            .t = t, .y = y, .n = n, .ops_per_s = ops,
+            .t = t, .y = y, .n = n, .startup = startup, .ops_per_s = ops,
             .throttled_since = since, .throttled_by = by, .settle = NAN,
         };
         a->ncols++;
     }
     free(idx);
+    if (most_startup > 0)
+        say(a, "note: %s: the first %zu samples of a column (up to %.3g s) come before its "
+            "regular sampling and are left out; --from 0 keeps them", file, most_startup,
+            startup_until);
     raise_status(a, before);
 }
 

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -135,6 +136,27 @@ int tb_series_extract(const tb_column *c, double from, double to,
         (*y)[i] = c->v[first + i] - (ambient ? interpolate(ambient, c->t[first + i]) : 0);
     }
     return 0;
+}
+
+size_t tb_startup_samples(const tb_column *c)
+{
+    if (c->n < 8)
+        return 0;
+    double *dt = malloc((c->n - 1) * sizeof *dt);
+    if (!dt)
+        return 0;
+    for (size_t i = 0; i + 1 < c->n; i++)
+        dt[i] = c->t[i + 1] - c->t[i];
+    gsl_sort(dt, 1, c->n - 1);
+    double period = gsl_stats_median_from_sorted_data(dt, 1, c->n - 1);
+    free(dt);
+    /* The burst: leading intervals under a tenth of the period; its last
+     * sample too, since regular sampling starts after it.  A handful at
+     * most: a run whose every interval is short has no burst. */
+    size_t burst = 0;
+    while (burst < 8 && burst + 1 < c->n && c->t[burst + 1] - c->t[burst] < 0.1 * period)
+        burst++;
+    return burst > 0 && burst < 8 ? burst + 1 : 0;
 }
 
 int tb_is_work_counter(const char *name)

@@ -352,6 +352,15 @@ int tb_series_extract(const tb_column *c, double from, double to,
                       const tb_column *ambient, double **t, double **y,
                       size_t *n, char *err, size_t errlen);
 
+/*
+ * How many of column C's first samples come before its regular sampling:
+ * a burst of samples much closer together (under a tenth of the median
+ * period) at the start.  thermobench writes two rows 3-4 ms apart as the
+ * benchmark starts, before it runs at full speed; a term of a few ms
+ * would fit them.  0 when the sampling is regular from the first sample.
+ */
+size_t tb_startup_samples(const tb_column *c);
+
 /* Operations per second from the cumulative counter WORK within the
  * window: the slope of a least-squares line.  NaN under two points. */
 double tb_work_rate(const tb_column *work, double from, double to);
@@ -440,7 +449,10 @@ typedef struct tb_analysis_options {
     const char *ambient;            /* a column subtracted, interpolated,
                                        before fitting; NULL for none */
     double from, to;                /* the window, s of the run's time
-                                       column; default 0 and +∞ */
+                                       column; default NaN (from the
+                                       regular sampling: each column's
+                                       start-up samples left out, see
+                                       tb_startup_samples()) and +∞ */
     const char *const *work;        /* work counters summed into
                                        operations/s; none (0): every
                                        tb_is_work_counter() column */
@@ -474,6 +486,8 @@ typedef struct tb_analysed_column {
     const double *t, *y;            /* the n points of the window fitted,
                                        ambient subtracted */
     size_t n;
+    size_t startup;                 /* start-up samples left out before
+                                       the window (from NaN only) */
     double ops_per_s;               /* of its run; NaN: no work counter */
     double throttled_since;         /* s of the run; NaN: not throttled */
     const char *throttled_by;       /* the column that changed, or NULL */

@@ -227,6 +227,38 @@ static void test_problems(const char *sim)
     tb_analysis_free(a);
 }
 
+/* thermobench's two start-up rows, 3 ms apart before the 1 s sampling. */
+static void test_startup(const char *top)
+{
+    char t1[4096];
+    snprintf(t1, sizeof t1, "%s/datasets/imx8-membench-t1-15min.csv", top);
+    const char *path = t1, *cols[] = {"CPU_0_temp"};
+    tb_analysis_options o = tb_analysis_default_options();
+    o.fit.order = 2;
+    o.columns = cols;
+    o.ncolumns = 1;
+    tb_analysis *a = tb_analyse_paths(&path, 1, &o, err, sizeof err);
+    const tb_analysed_column *c = a ? tb_analysis_column(a, 0) : NULL;
+    ok(c && tb_startup_samples(c->column) == 2, "a real run: 2 start-up samples");
+    ok(c && c->startup == 2 && c->n == c->column->n - 2 && c->t[0] > 0.99,
+       "left out by default: the window starts at the regular sampling (%.3f s)", c ? c->t[0] : NAN);
+    ok(a && has_message(a, "the first 2 samples of a column (up to 0.00299 s) come before its "
+                           "regular sampling and are left out; --from 0 keeps them"), "and said so");
+    tb_analysis_free(a);
+    o.from = 0;
+    a = tb_analyse_paths(&path, 1, &o, err, sizeof err);
+    c = a ? tb_analysis_column(a, 0) : NULL;
+    ok(c && c->startup == 0 && c->n == c->column->n && tb_analysis_nmessages(a) == 0,
+       "from 0: every sample, nothing said");
+    tb_analysis_free(a);
+    const char *regular = file_with("regular.csv", "time/ms,a/m°C\n0,1000\n1000,2000\n2000,3000\n"
+                                                   "3000,3500\n4000,3800\n5000,4000\n6000,4100\n"
+                                                   "7000,4150\n8000,4170\n");
+    tb_run *run = tb_run_read(regular, NULL, err, sizeof err);
+    ok(run && tb_startup_samples(tb_run_column(run, 1)) == 0, "a run sampled regularly from its first row: none");
+    tb_run_free(run);
+}
+
 static void test_results_file(void)
 {
     tb_result *rows = NULL;
@@ -261,6 +293,7 @@ int main(void)
     test_throttled();
     test_problems(sim);
     test_results_file();
+    test_startup(top ? top : ".");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
