@@ -50,11 +50,13 @@ tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m)
     return o;
 }
 
-const char *const *tb_model_labels(const struct tb_model_settings *m, int order)
+const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit)
 {
-    if (m->nlabels == order)
+    if (fit->flags & TB_FIT_DEGENERATE)
+        return NULL;   /* a physical name on a term the data do not show misleads */
+    if (m->nlabels == fit->order)
         return m->labels;
-    return m->nlabels == 0 ? tb_default_labels(order) : NULL;
+    return m->nlabels == 0 ? tb_default_labels(fit->order) : NULL;
 }
 
 struct option *tb_cli_options(const struct option *own)

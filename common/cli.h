@@ -37,9 +37,10 @@ void tb_model_settings_free(struct tb_model_settings *m);
  * window); the tool adds its columns, work counters and the rest. */
 tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m);
 
-/* The labels of the terms of a fit of ORDER: --labels when it gave ORDER
- * of them, tb_default_labels() when it gave none, else NULL. */
-const char *const *tb_model_labels(const struct tb_model_settings *m, int order);
+/* The labels of the terms of FIT: --labels when it gave as many as FIT has
+ * terms, tb_default_labels() when it gave none, else NULL; NULL too when
+ * FIT is degenerate, whose terms the data do not show. */
+const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit);
 
 /* OWN's options followed by the model options, for getopt_long(); free()
  * it.  NULL when memory runs out. */

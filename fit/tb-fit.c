@@ -283,7 +283,7 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
             .c = c,
             .tolerance = s->tolerance,
             .ambient = s->m.ambient,
-            .labels = tb_model_labels(&s->m, c->fit->order),
+            .labels = tb_model_labels(&s->m, c->fit),
             .level = s->m.fit.level,
             .auto_order = s->m.auto_order,
         };

@@ -465,6 +465,11 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
     tb_fit best = {0}, trial;
     int have = 0;
 
+    /* The order is chosen from the data alone: every candidate has the
+     * HAC intervals (degeneracy reads them), whatever method the caller
+     * wants; the chosen order is then refitted with that method. */
+    enum tb_ci_method wanted = opt.ci;
+    opt.ci = TB_CI_HAC;
     memset(fit, 0, sizeof *fit);
     for (int order = 1; order <= TB_FIT_MAX_ORDER; order++) {
         opt.order = order;
@@ -484,6 +489,13 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
         } else {
             tb_fit_clear(&trial);
         }
+    }
+    if (wanted != TB_CI_HAC) {
+        opt.order = best.order;
+        opt.ci = wanted;
+        tb_fit_clear(&best);
+        if (tb_fit_series_run(s, ns, &opt, &best, err, errlen) < 0)
+            return -1;
     }
     *fit = best;
     return 0;

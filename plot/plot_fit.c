@@ -125,7 +125,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
         model_curve(d, -2, scale, x, y);
         draw_line(CURVE_POINTS, x, y, NAN, C_GREY, 3, 1.5);
         if (np == 1) {
-            const char *const *labels = tb_model_labels(&s->m, f->order);
+            const char *const *labels = tb_model_labels(&s->m, f);
             for (int j = 0; j < f->order; j++) {
                 model_curve(d, j, scale, x, y);
                 draw_line(CURVE_POINTS, x, y, NAN, term_colour[j], 2, 1.5);
