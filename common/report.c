@@ -109,6 +109,16 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     json_number(f, c->throttled_since);
     fputs(", \"throttled_by\": ", f);
     tb_json_string(f, isfinite(c->throttled_since) ? c->throttled_by : NULL);
+    fputs(", \"remaining\": ", f);
+    json_number(f, s->remaining);
+    fputs(", \"next_order_T_inf\": ", f);
+    json_number(f, s->order_t_inf);
+    fputs(", \"misfit\": ", f);
+    json_number(f, s->misfit);
+    fputs(", \"misfit_from_s\": ", f);
+    json_number(f, s->misfit_from);
+    fputs(", \"misfit_to_s\": ", f);
+    json_number(f, s->misfit_to);
     fputs(", \"flags\": ", f);
     json_flags(f, fit->flags);
     fputc('}', f);
@@ -202,6 +212,18 @@ static void report_text(FILE *f, const tb_fit_report *r)
         else
             fputs("  the data do not resolve this many terms: try a lower --order, "
                   "--order auto, or a longer run\n", f);
+        if (fit->flags & TB_FIT_EXTRAPOLATED) {
+            fprintf(f, "  T∞ is an extrapolation: the fitted curve ends %.2f%s%s %s it", 
+                    fabs(s->remaining), sep, unit, s->remaining > 0 ? "below" : "above");
+            if (isfinite(s->order_t_inf) && !(fabs(s->order_t_inf - s->t_inf.value) < 1e-9))
+                fprintf(f, ", and %d terms put it at %.2f%s%s (the interval holds both)",
+                        fit->order + 1, s->order_t_inf, sep, unit);
+            fputs("; a longer run measures it\n", f);
+        }
+        if ((fit->flags & TB_FIT_LACK_OF_FIT) && isfinite(s->misfit))
+            fprintf(f, "  lack of fit: the data depart from the model by %+.2f%s%s on average "
+                    "from %.0f to %.0f s of the fit (a power step, throttling or drift?)\n",
+                    s->misfit, sep, unit, s->misfit_from, s->misfit_to);
     }
 }
 

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tbfit.h"
 
@@ -299,6 +300,12 @@ static int fit_columns(const tb_analysis_options *o, struct column *cols, size_t
         s[i] = (tb_series){cols[i].t, cols[i].y, cols[i].pub.n};
     int rc = o->auto_order ? tb_fit_series_auto(s, n, &o->fit, fit, err, errlen)
                            : tb_fit_series_run(s, n, &o->fit, fit, err, errlen);
+    /* Is the order part of the uncertainty?  The next order says. */
+    if (rc == 0 && tb_fit_check_order(s, n, &o->fit, fit) < 0) {
+        tb_fit_clear(fit);
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
     free(s);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (isfinite(cols[i].pub.throttled_since))
@@ -313,6 +320,30 @@ static void fail_column(tb_analysis *a, struct column *c, const char *what, cons
         c->error = strdup(err);
     c->pub.error = c->error;
     raise_status(a, TB_STATUS_FIT);
+}
+
+/* A fit that lacks fit, of a run with an ambient column that drifted (by
+ * over 3 rmse) and was not subtracted: say that --ambient exists. */
+static void suggest_ambient(tb_analysis *a, const tb_analysis_options *o, const struct column *c)
+{
+    if (o->ambient || !c->pub.fit || !(c->pub.fit->flags & TB_FIT_LACK_OF_FIT))
+        return;
+    for (size_t i = 1; i < tb_run_ncolumns(c->pub.run); i++) {
+        const tb_column *amb = tb_run_column(c->pub.run, i);
+        if (!strcasestr(amb->name, "ambient") || amb->n == 0)
+            continue;
+        double lo = amb->v[0], hi = amb->v[0];
+        for (size_t j = 1; j < amb->n; j++) {
+            lo = fmin(lo, amb->v[j]);
+            hi = fmax(hi, amb->v[j]);
+        }
+        if (hi - lo > 3 * c->pub.fit->rmse) {   /* a room that drifted */
+            say(a, "note: %s: %s: the model does not hold and the run has an ambient "
+                "column: --ambient %s subtracts the room's drift", c->pub.source,
+                c->pub.column->name, amb->name);
+            return;
+        }
+    }
 }
 
 static void fit_all(tb_analysis *a, const tb_analysis_options *o)
@@ -352,6 +383,7 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
         }
         c->pub.fit = &a->fits[i];
         c->pub.settle = tb_fit_settle_time(&a->fits[i], 0, o->tolerance);
+        suggest_ambient(a, o, c);
         if (!o->run_length)
             continue;
         tb_series s = {c->t, c->y, c->pub.n};

@@ -48,6 +48,8 @@ const char *tb_fit_flag_name(unsigned flag)
     case TB_FIT_NO_CI: return "no_ci";
     case TB_FIT_THROTTLED: return "throttled";
     case TB_FIT_K_SPANS_ZERO: return "k_spans_zero";
+    case TB_FIT_EXTRAPOLATED: return "extrapolated";
+    case TB_FIT_LACK_OF_FIT: return "lack_of_fit";
     default: return NULL;
     }
 }
@@ -379,6 +381,66 @@ static unsigned support_flags(const tb_fit *fit)
     return 0;
 }
 
+/* Blocks the residuals are cut into for the lack-of-fit test. */
+#define FIT_BLOCKS 20
+
+/*
+ * Whether the model holds, from the residuals of each series: their means
+ * over FIT_BLOCKS equal blocks.  Noise, even autocorrelated, leaves block
+ * means of blocks much longer than its correlation nearly independent; a
+ * model that does not describe the run (a power step, drift) leaves a
+ * smooth residual whose consecutive block means are alike.  The von
+ * Neumann ratio Σ(b₊₁ − b)² / Σ(b − b̄)² is 2 for independent means; under
+ * 0.6 (2 − 3 standard deviations for 20 blocks), with the departing block
+ * beyond 1/2 rmse, the series lacks fit.  Also the extrapolation: T∞ less
+ * the curve at the last point, against 3 rmse, in a run shorter than 3 of
+ * the slowest τ.
+ */
+static unsigned model_checks(tb_fit *fit, const struct vp *vp)
+{
+    unsigned flags = 0;
+    for (size_t k = 0; k < vp->ns; k++) {
+        const struct vp_series *s = &vp->s[k];
+        tb_fit_series *fs = &fit->series[k];
+        /* Unsettled: the run shorter than 3 of the slowest τ, and the
+         * curve still visibly (3 rmse) short of T∞ at its end. */
+        double end = s->t[s->m - 1];
+        fs->remaining = fs->t_inf.value - tb_fit_eval(fit, k, end);
+        if (fabs(fs->remaining) > 3 * fit->rmse && end < 3 * fit->tau[fit->order - 1].value)
+            flags |= TB_FIT_EXTRAPOLATED;
+        fs->misfit = fs->misfit_from = fs->misfit_to = NAN;
+        fs->order_t_inf = NAN;
+        if (s->m < 10 * FIT_BLOCKS)
+            continue;
+        double mean[FIT_BLOCKS], grand = 0, num = 0, den = 0;
+        size_t worst = 0;
+        for (size_t b = 0; b < FIT_BLOCKS; b++) {
+            size_t i0 = b * s->m / FIT_BLOCKS, i1 = (b + 1) * s->m / FIT_BLOCKS;
+            double sum = 0;
+            for (size_t i = i0; i < i1; i++)
+                sum += gsl_vector_get(s->r, i);
+            mean[b] = sum / (double)(i1 - i0);
+            grand += mean[b] / FIT_BLOCKS;
+            if (fabs(mean[b]) > fabs(mean[worst]))
+                worst = b;
+        }
+        for (size_t b = 0; b < FIT_BLOCKS; b++) {
+            den += (mean[b] - grand) * (mean[b] - grand);
+            if (b + 1 < FIT_BLOCKS)
+                num += (mean[b + 1] - mean[b]) * (mean[b + 1] - mean[b]);
+        }
+        fs->misfit = mean[worst];
+        fs->misfit_from = s->t[worst * s->m / FIT_BLOCKS];
+        fs->misfit_to = s->t[(worst + 1) * s->m / FIT_BLOCKS - 1];
+        double lo, hi;
+        gsl_stats_minmax(&lo, &hi, s->y, 1, s->m);
+        if (den > 0 && num / den < 0.6 && fabs(mean[worst]) > 0.5 * fit->rmse &&
+            fabs(mean[worst]) > 1e-6 * (hi - lo))   /* not rounding error of exact data */
+            flags |= TB_FIT_LACK_OF_FIT;
+    }
+    return flags;
+}
+
 /* Fill FIT from the workspace solved at its optimum TAU. */
 static int fit_fill(tb_fit *fit, const struct vp *vp, const tb_series *s,
                     const double *tau)
@@ -444,7 +506,7 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
         vp_free(vp);
         return fail(err, errlen, "out of memory");
     }
-    fit->flags = degeneracy_flags(fit, s, vp);
+    fit->flags = degeneracy_flags(fit, s, vp) | model_checks(fit, vp);
     if (!converged)
         fit->flags |= TB_FIT_NO_CONVERGENCE;
     fit->ci = opt.ci;
@@ -498,5 +560,39 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
             return -1;
     }
     *fit = best;
+    return 0;
+}
+
+int tb_fit_check_order(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
+                       tb_fit *fit)
+{
+    tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
+    char err[TB_ERRMAX];
+    tb_fit next;
+
+    if (fit->order >= TB_FIT_MAX_ORDER)
+        return 0;
+    opt.order = fit->order + 1;
+    opt.ci = TB_CI_HAC;   /* the next order is only compared, never reported */
+    opt.tau_min = fit->tau_min;
+    opt.tau_max = fit->tau_max;
+    if (tb_fit_series_run(s, ns, &opt, &next, err, sizeof err) < 0)
+        return strstr(err, "out of memory") ? -1 : 0;
+    /* The next order counts where it is a fit the data support: sound (no
+     * k beyond the data, no merged τ) and clearly better by AICc (by 10:
+     * a likelihood ratio of e⁵), not a term that only follows the noise. */
+    int sound = !(next.flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI)) &&
+                next.aicc < fit->aicc - 10;
+    for (size_t k = 0; k < ns && k < next.nseries; k++) {
+        tb_estimate *e = &fit->series[k].t_inf;
+        double other = next.series[k].t_inf.value;
+        fit->series[k].order_t_inf = other;
+        if (!sound || !isfinite(other) || (e->lo <= other && other <= e->hi))
+            continue;
+        fit->flags |= TB_FIT_EXTRAPOLATED;
+        e->lo = fmin(e->lo, other);
+        e->hi = fmax(e->hi, other);
+    }
+    tb_fit_clear(&next);
     return 0;
 }

@@ -269,8 +269,17 @@ enum tb_fit_flag {
                                       which sees the run's other columns */
     TB_FIT_K_SPANS_ZERO = 1 << 8,  /* a term whose k interval holds 0 in
                                       every series: the data do not show it */
+    TB_FIT_EXTRAPOLATED = 1 << 9,  /* T∞ lies beyond the data: a run shorter
+                                      than 3 of the slowest τ ends over 3
+                                      rmse from it (see .remaining), or
+                                      (from tb_fit_check_order()) the next
+                                      order puts it outside the interval */
+    TB_FIT_LACK_OF_FIT = 1 << 10,  /* the residuals have structure the noise
+                                      does not explain: the model does not
+                                      describe the run (a power step,
+                                      throttling, drift); see .misfit */
 };
-#define TB_FIT_FLAG_LAST TB_FIT_K_SPANS_ZERO
+#define TB_FIT_FLAG_LAST TB_FIT_LACK_OF_FIT
 #define TB_FIT_DEGENERATE (TB_FIT_TAU_AT_BOUND | TB_FIT_TAU_MERGED | \
                            TB_FIT_K_HUGE | TB_FIT_TAU_SHORT | TB_FIT_K_SPANS_ZERO)
 
@@ -285,6 +294,13 @@ typedef struct tb_fit_series {
     double t0;                          /* time of the first point, s */
     double duration;                    /* last minus first time, s */
     double rss;                         /* its share of the RSS, °C² */
+    double remaining;                   /* T∞ minus the fitted curve at the
+                                           last point: what is extrapolated */
+    double misfit;                      /* mean residual of the twentieth of
+                                           the series that departs most */
+    double misfit_from, misfit_to;      /* where: s after the first point */
+    double order_t_inf;                 /* T∞ of the next order, when
+                                           tb_fit_check_order() ran; NaN */
 } tb_fit_series;
 
 typedef struct tb_fit {
@@ -325,6 +341,19 @@ int tb_fit_series_run(const tb_series *s, size_t nseries,
 int tb_fit_series_auto(const tb_series *s, size_t nseries,
                        const tb_fit_options *opt, tb_fit *fit,
                        char *err, size_t errlen);
+
+/*
+ * The check of FIT (order n, fitted to S with OPT) against the next order:
+ * fit order n + 1 and, where it is sound (no k beyond the data, no merged
+ * τ) and puts T∞ of a series outside FIT's interval, flag FIT
+ * TB_FIT_EXTRAPOLATED and widen that interval to hold the next order's T∞
+ * too: the order is then part of the uncertainty.  Each series' next-order
+ * T∞ goes to .order_t_inf.  0 (FIT may be changed), or -1 when memory runs
+ * out.  Nothing is done at TB_FIT_MAX_ORDER or when the next order cannot
+ * be fitted (too few points).
+ */
+int tb_fit_check_order(const tb_series *s, size_t nseries, const tb_fit_options *opt,
+                       tb_fit *fit);
 
 /* The fitted model of series I at time T (s after its first point). */
 double tb_fit_eval(const tb_fit *fit, size_t i, double t);

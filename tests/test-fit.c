@@ -316,6 +316,115 @@ static void test_hac_reference(void)
     gsl_rng_free(rng);
 }
 
+/* The flags that say when the answer misleads: each fires on its case
+ * and stays quiet on clean runs. */
+static void test_model_checks(void)
+{
+    enum { M = 3600 };
+    static double t[M], y[M];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit f;
+    int quiet = 0, covered = 0, runs = 20;
+
+    /* A power step in the middle of the run, no power column. */
+    gsl_rng_set(rng, 3);
+    for (size_t i = 0; i < M; i++) {
+        t[i] = (double)i;
+        double step = t[i] < 1800 ? 0 : 5 * (1 - exp(-(t[i] - 1800) / 200));
+        y[i] = round((50 - 10 * exp(-t[i] / 60) - 6 * exp(-t[i] / 400) + step +
+                      gsl_ran_gaussian(rng, 0.05)) / 0.1) * 0.1;
+    }
+    tb_series s = {t, y, M};
+    opt.order = 2;
+    if (ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0, "a power step: fitted")) {
+        ok(f.flags & TB_FIT_LACK_OF_FIT, "and flagged lack_of_fit");
+        ok(f.series[0].misfit_from >= 1400 && f.series[0].misfit_to <= 3600,
+           "the part that departs most is around the step (%.0f to %.0f s, %+.2f °C)",
+           f.series[0].misfit_from, f.series[0].misfit_to, f.series[0].misfit);
+        tb_fit_clear(&f);
+    }
+
+    /* A mode slower than the run: 15 minutes of τ 40, 300 and 1100 s, fitted
+     * with two terms, as --order auto would. */
+    struct truth slow = {55, 3, {-8, -6, -3}, {40, 300, 1100}};
+    gsl_rng_set(rng, 4);
+    make_curve(&slow, 900, 1, 0.05, 0, 0.1, rng, t, y);
+    s.n = 900;
+    if (ok(tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0, "a mode slower than the run")) {
+        int before = covers(&f.series[0].t_inf, 55);
+        ok(f.flags & TB_FIT_EXTRAPOLATED, "two terms: T∞ flagged extrapolated (it ends %.2f °C short)",
+           f.series[0].remaining);
+        ok(!before, "rightly: its interval [%.2f, %.2f] misses 55", f.series[0].t_inf.lo,
+           f.series[0].t_inf.hi);
+        double lo = f.series[0].t_inf.lo, hi = f.series[0].t_inf.hi;
+        tb_fit next;
+        opt.order = 3;
+        int have = tb_fit_series_run(&s, 1, &opt, &next, err, sizeof err) == 0;
+        opt.order = 2;
+        int checked = tb_fit_check_order(&s, 1, &opt, &f) == 0;
+        ok(checked && have && fabs(f.series[0].order_t_inf - next.series[0].t_inf.value) < 1e-9,
+           "the next order's T∞ is recorded (%.2f)", f.series[0].order_t_inf);
+        int clearer = next.aicc < f.aicc - 10 &&
+                      !(next.flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI));
+        double other = next.series[0].t_inf.value;
+        if (clearer && !(lo <= other && other <= hi))
+            ok(f.series[0].t_inf.lo <= other && other <= f.series[0].t_inf.hi,
+               "three terms clearly better: the interval widened to hold their T∞ [%.2f, %.2f]",
+               f.series[0].t_inf.lo, f.series[0].t_inf.hi);
+        else
+            ok(f.series[0].t_inf.lo == lo && f.series[0].t_inf.hi == hi,
+               "three terms not clearly better (AICc %.1f vs %.1f): the interval is kept",
+               next.aicc, f.aicc);
+        tb_fit_clear(&next);
+        tb_fit_clear(&f);
+    }
+    /* Half an hour: three terms are clearly better, and widen it. */
+    gsl_rng_set(rng, 6);
+    make_curve(&slow, 1800, 1, 0.05, 0, 0.1, rng, t, y);
+    s.n = 1800;
+    if (tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0) {
+        double before = f.series[0].t_inf.hi;
+        int checked = tb_fit_check_order(&s, 1, &opt, &f) == 0;
+        ok(checked && (f.flags & TB_FIT_EXTRAPOLATED) &&
+           f.series[0].t_inf.hi > before && covers(&f.series[0].t_inf, 55),
+           "30 minutes, two terms: extrapolated, widened from %.2f to %.2f to hold the truth 55",
+           before, f.series[0].t_inf.hi);
+        tb_fit_clear(&f);
+    }
+
+    /* Clean hours of the three modes: neither flag, the truth covered. */
+    opt.order = 3;
+    s.n = M;
+    gsl_rng_set(rng, 5);
+    for (int r = 0; r < runs; r++) {
+        make_curve(&slow, M, 1, 0.05, 0, 0.1, rng, t, y);
+        if (tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0 &&
+            tb_fit_check_order(&s, 1, &opt, &f) == 0) {
+            quiet += !(f.flags & (TB_FIT_EXTRAPOLATED | TB_FIT_LACK_OF_FIT));
+            covered += covers(&f.series[0].t_inf, 55);
+            tb_fit_clear(&f);
+        }
+    }
+    ok(quiet >= runs * 85 / 100, "clean hours: %d of %d neither extrapolated nor lacking fit",
+       quiet, runs);
+    ok(covered >= runs * 85 / 100, "and T∞ covered %d of %d times", covered, runs);
+
+    /* Autocorrelated noise is not lack of fit. */
+    struct truth two = {50, 2, {-6, -6}, {50, 400}};
+    opt.order = 2;
+    quiet = 0;
+    for (int r = 0; r < runs; r++) {
+        make_curve(&two, M, 1, 0.1, 0.5, 0.1, rng, t, y);
+        if (tb_fit_series_run(&s, 1, &opt, &f, err, sizeof err) == 0) {
+            quiet += !(f.flags & TB_FIT_LACK_OF_FIT);
+            tb_fit_clear(&f);
+        }
+    }
+    ok(quiet >= runs * 90 / 100, "AR(1) 0.5 noise: %d of %d not taken for lack of fit", quiet, runs);
+    gsl_rng_free(rng);
+}
+
 static void test_bootstrap(void)
 {
     static double t[1800], y[1800];
@@ -739,6 +848,7 @@ int main(void)
     test_shared_tau();
     test_covariance_blocks();
     test_hac_reference();
+    test_model_checks();
     test_bootstrap();
     test_auto_and_degenerate();
     test_bad_input();
