@@ -317,8 +317,11 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
     fprintf(f, "  full run: T∞ %.2f °C; the fitted curve settles within %g °C after %.0f s\n",
             rl->t_inf.value, tolerance, rl->settle);
     if (isfinite(rl->shortest))
-        fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞ stays within ±%g °C "
-                   "of the full run's\n", rl->shortest, rl->shortest / 60, tolerance);
+        fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞'s interval stays within "
+                   "±%g °C of the full run's T∞\n", rl->shortest, rl->shortest / 60, tolerance);
+    else if (rl->t_inf.lo < rl->t_inf.value - tolerance || rl->t_inf.hi > rl->t_inf.value + tolerance)
+        fprintf(f, "  shortest run: not found: even the whole run's T∞ interval is wider than "
+                   "±%g °C: a longer run, or a wider --tolerance\n", tolerance);
     else if (rl->full_flags & TB_FIT_DEGENERATE)
         fprintf(f, "  shortest run: not found: the whole run's own fit is flagged (%s): "
                    "try a lower --order\n",

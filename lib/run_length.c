@@ -20,6 +20,32 @@ void tb_run_length_clear(tb_run_length *rl)
     memset(rl, 0, sizeof *rl);
 }
 
+/* The prefix of S up to LENGTH s from its first point, fitted with OPT:
+ * into P; whether it lies within TOL of T∞ by its interval. */
+static void fit_prefix(const tb_series *s, const tb_fit_options *opt, double length,
+                       double t_inf, double tol, tb_prefix *p)
+{
+    tb_series pre = *s;
+    while (pre.n > 0 && pre.t[pre.n - 1] - pre.t[0] > length + 1e-9)
+        pre.n--;
+    memset(p, 0, sizeof *p);
+    p->length = length;
+    p->n = pre.n;
+    p->t_inf = (tb_estimate){NAN, NAN, NAN};
+    tb_fit f;
+    char e[TB_ERRMAX];
+    if (tb_fit_series_run(&pre, 1, opt, &f, e, sizeof e) < 0)
+        return;
+    p->ok = 1;
+    p->t_inf = f.series[0].t_inf;
+    p->flags = f.flags;
+    /* Within: sound, and its whole interval inside T∞ ± tol -- not its
+     * estimate alone, which a short prefix can hit by luck. */
+    p->within = !(f.flags & (TB_FIT_DEGENERATE | TB_FIT_NO_CI)) &&
+                p->t_inf.lo >= t_inf - tol && p->t_inf.hi <= t_inf + tol;
+    tb_fit_clear(&f);
+}
+
 int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt_in,
                            double step, double tol, tb_run_length *rl,
                            char *err, size_t errlen)
@@ -34,16 +60,19 @@ int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt_in,
     }
     if (tb_fit_series_run(s, 1, &opt, &full, err, errlen) < 0)
         return -1;
-    /* Every prefix is fitted in the same τ range as the whole run. */
+    /* Every prefix is fitted in the same τ range as the whole run, with
+     * the HAC intervals (a bootstrap of every prefix would take long). */
     opt.tau_min = full.tau_min;
     opt.tau_max = full.tau_max;
+    if (opt.ci == TB_CI_BOOTSTRAP)
+        opt.ci = TB_CI_HAC;
     rl->t_inf = full.series[0].t_inf;
     rl->full_flags = full.flags;
     rl->settle = tb_fit_settle_time(&full, 0, tol);
-    double duration = s->t[s->n - 1] - s->t[0];
+    double duration = s->t[s->n - 1] - s->t[0], T = rl->t_inf.value;
+    tb_fit_clear(&full);
     size_t count = (size_t)floor(duration / step + 1e-9);
     if (!(rl->prefix = calloc(count + 1, sizeof *rl->prefix))) {
-        tb_fit_clear(&full);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -51,39 +80,54 @@ int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt_in,
         double length = k <= count ? (double)k * step : duration;
         if (k == count + 1 && count > 0 && fabs(length - (double)count * step) < 1e-9)
             break;   /* the last multiple of the step was the whole run */
-        tb_series p = *s;
-        while (p.n > 0 && p.t[p.n - 1] - p.t[0] > length + 1e-9)
-            p.n--;
-        tb_prefix *pr = &rl->prefix[rl->nprefix++];
-        pr->length = length;
-        pr->n = p.n;
-        tb_fit f;
-        char e[TB_ERRMAX];
-        if (tb_fit_series_run(&p, 1, &opt, &f, e, sizeof e) < 0) {
-            pr->ok = 0;
-            pr->t_inf = (tb_estimate){NAN, NAN, NAN};
+        fit_prefix(s, &opt, length, T, tol, &rl->prefix[rl->nprefix++]);
+    }
+
+    /* The shortest run: after the last prefix that is not within.  So that
+     * it does not hang on the step, prefixes halfway between the steps are
+     * fitted too (an excursion between two steps counts), and the last
+     * step before the answer is searched sample by sample. */
+    rl->shortest = NAN;
+    if (rl->t_inf.lo < T - tol || rl->t_inf.hi > T + tol || (rl->full_flags & TB_FIT_DEGENERATE))
+        return 0;   /* the whole run's own T∞ is not known within tol */
+    double last_out = -1;   /* length of the last prefix not within */
+    for (size_t k = 0; k < rl->nprefix; k++) {
+        const tb_prefix *p = &rl->prefix[k];
+        if (!p->within) {
+            last_out = p->length;
             continue;
         }
-        pr->ok = 1;
-        pr->t_inf = f.series[0].t_inf;
-        pr->flags = f.flags;
-        tb_fit_clear(&f);
+        double before = k > 0 ? rl->prefix[k - 1].length : 0, mid = (before + p->length) / 2;
+        tb_prefix half;
+        if (k > 0 && rl->prefix[k - 1].within) {
+            fit_prefix(s, &opt, mid, T, tol, &half);
+            if (!half.within)
+                last_out = mid;
+        }
     }
-    /* The shortest prefix from which every longer one is within tol. */
-    rl->shortest = NAN;
-    for (size_t k = rl->nprefix; k-- > 0;) {
-        const tb_prefix *pr = &rl->prefix[k];
-        int within = pr->ok && !(pr->flags & TB_FIT_DEGENERATE) &&
-                     fabs(pr->t_inf.value - rl->t_inf.value) <= tol;
-        rl->prefix[k].within = within;
-        if (!within)
-            break;
-        rl->shortest = pr->length;
-    }
+    if (last_out >= duration)
+        return 0;
+    /* Sample by sample from the last prefix not within to the next one
+     * that is: the first sample from which they all are. */
+    size_t i = 0;
+    while (i < s->n && s->t[i] - s->t[0] <= last_out + 1e-9)
+        i++;
+    double next_in = duration;
     for (size_t k = 0; k < rl->nprefix; k++)
-        rl->prefix[k].within = rl->prefix[k].ok &&
-            !(rl->prefix[k].flags & TB_FIT_DEGENERATE) &&
-            fabs(rl->prefix[k].t_inf.value - rl->t_inf.value) <= tol;
-    tb_fit_clear(&full);
+        if (rl->prefix[k].length > last_out + 1e-9) {
+            next_in = rl->prefix[k].length;
+            break;
+        }
+    size_t first = i, end = i;
+    while (end < s->n && s->t[end] - s->t[0] < next_in - 1e-9)
+        end++;
+    size_t stride = (end - i + 199) / 200;   /* at most 200 fits here */
+    for (; i < end; i += stride ? stride : 1) {
+        tb_prefix p;
+        fit_prefix(s, &opt, s->t[i] - s->t[0], T, tol, &p);
+        if (!p.within)
+            first = i + (stride ? stride : 1);
+    }
+    rl->shortest = first < s->n ? s->t[first] - s->t[0] : duration;
     return 0;
 }

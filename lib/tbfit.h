@@ -436,7 +436,8 @@ typedef struct tb_prefix {
     int ok;               /* the fit succeeded */
     tb_estimate t_inf;
     unsigned flags;
-    int within;           /* ok, not degenerate, within tol of the full T∞ */
+    int within;           /* ok, not degenerate, its whole interval within
+                             tol of the full run's T∞ */
 } tb_prefix;
 
 typedef struct tb_run_length {
@@ -444,17 +445,21 @@ typedef struct tb_run_length {
     unsigned full_flags;
     double settle;        /* s until the full fit stays within tol of T∞ */
     double shortest;      /* s: the shortest prefix from which every longer
-                             one is within tol of the full T∞ (NaN: none) */
+                             one is within (NaN: none, or the whole run's
+                             own interval is wider than ±tol) */
     tb_prefix *prefix;    /* step, 2 step, ..., the whole series */
     size_t nprefix;
 } tb_run_length;
 
 /*
- * The run-length analysis of Sojka et al. (FedCSIS 2020): fit prefixes of
- * S growing by STEP seconds in the τ range of the whole series and see
- * from which length T∞ stays within TOL °C.  0, or -1 with a message in
- * ERR when the whole series cannot be fitted.  Release with
- * tb_run_length_clear().
+ * The run-length analysis after Sojka et al. (FedCSIS 2020): fit prefixes
+ * of S growing by STEP seconds in the τ range of the whole series and see
+ * from which length T∞ stays within TOL °C of the whole run's -- its whole
+ * interval, not its estimate alone.  The answer does not hang on STEP:
+ * prefixes halfway between the steps are checked too, and the step before
+ * the answer is searched sample by sample (200 fits at most).  0, or -1
+ * with a message in ERR when the whole series cannot be fitted.  Release
+ * with tb_run_length_clear().
  */
 int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
                            double step, double tol, tb_run_length *rl,

@@ -366,15 +366,21 @@ static double sensor_reading(const struct settings *s, const tb_modes *m, const 
 
 static void print_truth(FILE *f, const struct settings *s, const tb_modes *m, double t0)
 {
+    /* A power profile's T∞ is the steady state of its last power, and its
+     * k those of a step to that power from t = 0. */
+    double power = s->np ? s->pw[s->np - 1] : s->power;
     fprintf(f, "# truth_tau:");
     for (size_t i = 0; i < m->n; i++)
         fprintf(f, "%s%.10g", i ? "," : " ", m->tau[i]);
     fprintf(f, "\n# truth_power: %s\n", s->on_s > 0 ? "on/off" : s->np ? "csv" : "step");
+    if (s->np)
+        fprintf(f, "# truth_note: T_inf at the last power (%g W); k of a step to it from 0 s\n",
+                power);
     for (int j = 0; j < s->sensors; j++) {
         double tinf = t0 + sensor_offset(j);
         fprintf(f, "# truth_k_CPU_%d_temp:", j);
         for (size_t i = 0; i < m->n; i++) {
-            double k = -m->gain[i] * sensor_gain(j) * s->power;
+            double k = -m->gain[i] * sensor_gain(j) * power;
             tinf -= k;
             fprintf(f, "%s%.10g", i ? "," : " ", k);
         }
