@@ -607,12 +607,18 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
         memcpy(cand[ncand], t, sizeof t);
         cand_rss[ncand++] = rss;
     }
+    int coarse_done = coarse != NULL;
     vp_free(coarse);
     for (size_t k = 0; thin && k < vp->ns; k++)
         free((double *)thin[k].t);   /* thin_series() allocated it */
     free(thin);
 
-    /* The lowest distinct coarse optima, refined on every point. */
+    /* The lowest distinct coarse optima, refined on every point: those
+     * within 2 % of the lowest (the thinned run ranks them only roughly;
+     * optima further apart are not contenders). */
+    double lowest_rss = INFINITY;
+    for (size_t c = 0; c < ncand; c++)
+        lowest_rss = fmin(lowest_rss, cand_rss[c]);
     for (size_t f = 0; f < FINAL && f < ncand; f++) {
         size_t lowest = f;
         for (size_t c = f + 1; c < ncand; c++)
@@ -627,6 +633,8 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
 
         double t[TB_FIT_MAX_ORDER], rss;
         int conv;
+        if (coarse_done && cand_rss[f] > 1.02 * lowest_rss)
+            break;   /* sorted: the rest are further still */
         if (vp_refine(vp, cand[f], t, &rss, &conv) != GSL_SUCCESS || !isfinite(rss))
             continue;
         if (rss < best_rss) {
