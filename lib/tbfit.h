@@ -386,7 +386,8 @@ int tb_series_extract(const tb_column *c, double from, double to,
  * a burst of samples much closer together (under a tenth of the median
  * period) at the start.  thermobench writes two rows 3-4 ms apart as the
  * benchmark starts, before it runs at full speed; a term of a few ms
- * would fit them.  0 when the sampling is regular from the first sample.
+ * would fit them.  0 when the sampling is regular from the first sample
+ * (and, keeping every sample, when memory for the median runs out).
  */
 size_t tb_startup_samples(const tb_column *c);
 
