@@ -63,6 +63,22 @@ int compare_read_inputs(const struct compare_settings *s, struct compare_input *
 /* Free a row's result and group. */
 void compare_row_clear(struct compare_row *row);
 
+/* --- the cache (compare_cache.c) --- */
+
+/* The cache entry of the run at PATH into KEY (SIZE bytes): DIR/HASH.csv
+ * with a hash of the run's bytes, every fitting option and the version.
+ * 0, or -1 when the run cannot be read or the name is too long. */
+int compare_cache_key(const struct compare_settings *s, const char *path, char *key, size_t size);
+
+/* The rows of the entry KEY: 1 with *ROWS and *N (tb_results_free()), 0
+ * when there is none, -1 with ERR when it is not whole (cut, empty, a
+ * column twice, not a regular file): it is then to be fitted again. */
+int compare_cache_read(const char *key, tb_result **rows, size_t *n, char *err, size_t errlen);
+
+/* Write the N ROWS as the entry KEY, whole or not at all: a temporary file
+ * of its own in the cache, fsynced, renamed over KEY.  0, or -1 with ERR. */
+int compare_cache_write(const char *key, const tb_result *rows, size_t n, char *err, size_t errlen);
+
 /* --- the table (compare_table.c) --- */
 
 enum compare_metric { M_TINF, M_TAU1, M_OPS = M_TAU1 + TB_FIT_MAX_ORDER, M_COUNT };

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,38 +20,6 @@
 #include "compare.h"
 #include "paths.h"
 #include "work_pool.h"
-
-/* FNV-1a of the run's bytes and of the options that change its fit; the
- * leading version changes with what a fit gives (v2: k_spans_zero; v3:
- * HAC intervals by default, the results file's every field). */
-static int cache_key(const struct compare_settings *s, const char *path, char *key, size_t size)
-{
-    uint64_t h = 14695981039346656037ULL;
-    unsigned char buf[65536];
-    size_t n;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        for (size_t i = 0; i < n; i++)
-            h = (h ^ buf[i]) * 1099511628211ULL;
-    fclose(f);
-    char opts[4096];
-    int len = snprintf(opts, sizeof opts, "v3|%d|%d|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%d|%lu",
-                       s->m.auto_order ? 0 : s->m.fit.order, s->m.auto_order,
-                       s->m.ambient ? s->m.ambient : "", s->m.from, s->m.to, s->m.fit.tau_min,
-                       s->m.fit.tau_max, s->m.fit.level, s->shared_tau, (int)s->m.fit.ci,
-                       s->m.fit.bootstrap,
-                       s->m.fit.seed);
-    for (size_t k = 0; k < s->ncolumns && len > 0 && (size_t)len < sizeof opts; k++)
-        len += snprintf(opts + len, sizeof opts - (size_t)len, "|c=%s", s->columns[k]);
-    for (size_t k = 0; k < s->nwork && len > 0 && (size_t)len < sizeof opts; k++)
-        len += snprintf(opts + len, sizeof opts - (size_t)len, "|w=%s", s->work[k]);
-    for (const char *p = opts; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    snprintf(key, size, "%s/%016llx.csv", s->cache, (unsigned long long)h);
-    return 0;
-}
 
 static int add_row(struct compare_input *in, const tb_result *r, char *group)
 {
@@ -76,38 +45,57 @@ static void say(struct compare_input *in, FILE *msg, const char *fmt, ...)
     tb_say(msg, "tb-compare", "%s", line);
 }
 
+/* A cache that cannot be written is said once a process, not once a run. */
+static atomic_int cache_write_warned;
+
+/* File the ROWS of the run at IN->path under its group: 0, or -1 when
+ * memory runs out (said).  The rows are taken either way. */
+static int file_rows(const struct compare_settings *s, struct compare_input *in, FILE *msg,
+                     tb_result *rows, size_t n, const tb_run *run)
+{
+    char err[TB_ERRMAX];
+    char *group = tb_grouping_of(&s->grouping, in->path, run, err, sizeof err);
+    int rc = 0;
+    if (!group) {
+        say(in, msg, "%s", err);
+        in->status = TB_EXIT_INPUT;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *g = group ? strdup(group) : NULL;
+        if (!g || add_row(in, &rows[i], g) < 0) {
+            if (group && rc == 0)
+                say(in, msg, "out of memory");
+            free(g);
+            tb_result_clear(&rows[i]);
+            in->status = TB_EXIT_INPUT;
+            rc = -1;
+        }
+    }
+    free(group);
+    return rc;
+}
+
 /* Fit the run at IN->path (or take its fit from the cache). */
 static void fit_run(const struct compare_settings *s, struct compare_input *in, FILE *msg)
 {
     char key[4096], err[TB_ERRMAX];
-    int cached = s->cache && cache_key(s, in->path, key, sizeof key) == 0;
+    int cached = s->cache && compare_cache_key(s, in->path, key, sizeof key) == 0;
 
-    if (cached && access(key, R_OK) == 0) {
+    if (cached) {
         tb_result *rows = NULL;
         size_t n = 0;
-        if (tb_results_read(key, &rows, &n, err, sizeof err) == 0) {
-            char *group = tb_grouping_of(&s->grouping, in->path, NULL, err, sizeof err);
+        int found = compare_cache_read(key, &rows, &n, err, sizeof err);
+        if (found > 0) {
             for (size_t i = 0; i < n; i++) {
-                char *g = group ? strdup(group) : NULL;
                 free(rows[i].file);
                 rows[i].file = strdup(in->path);
-                if (!g || add_row(in, &rows[i], g) < 0) {
-                    free(g);
-                    say(in, msg, "%s", group ? "out of memory" : err);
-                    in->status = TB_EXIT_INPUT;
-                    for (size_t k = i; k < n; k++)
-                        tb_result_clear(&rows[k]);
-                    free(rows);
-                    free(group);
-                    return;
-                }
             }
+            file_rows(s, in, msg, rows, n, NULL);
             free(rows);
-            free(group);
             return;
         }
-        say(in, msg, "warning: cache %s: %s: fitting again", key, err);
-        tb_results_free(rows, n);
+        if (found < 0)
+            say(in, msg, "warning: cache %s: %s: fitted again and replaced", key, err);
     }
 
     tb_analysis_options o = tb_model_analysis_options(&s->m);
@@ -126,7 +114,8 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
         say(in, msg, "%s", tb_analysis_message(a, i));
     /* A run that cannot be read, lacks a column or a work counter, or has
      * nothing to fit is left out whole, and said so, like a column that
-     * cannot be fitted: the others are still compared. */
+     * cannot be fitted: the others are still compared.  Nothing of such a
+     * run is cached: it is tried again next time. */
     size_t ncols = tb_analysis_ncolumns(a);
     if (tb_analysis_status(a) == TB_STATUS_INPUT || ncols == 0) {
         say(in, msg, "excluded: %s", in->path);
@@ -134,20 +123,13 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
         tb_analysis_free(a);
         return;
     }
-    char *group = tb_grouping_of(&s->grouping, in->path, tb_analysis_run(a, 0), err, sizeof err);
-    if (!group) {
-        say(in, msg, "%s", err);
+    tb_result *rows = calloc(ncols, sizeof *rows);
+    size_t n = 0;
+    if (!rows) {
+        say(in, msg, "out of memory");
         in->status = TB_EXIT_INPUT;
         tb_analysis_free(a);
         return;
-    }
-    /* A failed fit is not cached: it is tried again next time. */
-    FILE *cache = NULL;
-    char tmp[4200];
-    if (cached && tb_analysis_status(a) == TB_STATUS_OK) {
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", key, (long)getpid());
-        if ((cache = fopen(tmp, "w")))
-            tb_results_write_header(cache, TB_FIT_MAX_ORDER);
     }
     for (size_t i = 0; i < ncols; i++) {
         const tb_analysed_column *c = tb_analysis_column(a, i);
@@ -158,30 +140,20 @@ static void fit_run(const struct compare_settings *s, struct compare_input *in, 
                 break;
             continue;
         }
-        tb_result r;
-        char *g = strdup(group);
-        if (!g || tb_result_from_column(c, &r) < 0) {
-            free(g);
+        if (tb_result_from_column(c, &rows[n]) < 0) {
             say(in, msg, "out of memory");
             in->status = TB_EXIT_INPUT;
             continue;
         }
-        if (cache)
-            tb_results_write(cache, &r, TB_FIT_MAX_ORDER);
-        if (add_row(in, &r, g) < 0) {
-            tb_result_clear(&r);
-            free(g);
-            say(in, msg, "out of memory");
-            in->status = TB_EXIT_INPUT;
-        }
+        n++;
     }
-    if (cache) {
-        if (fclose(cache) == 0)
-            rename(tmp, key);   /* whole or not at all: no half-written entry */
-        else
-            remove(tmp);
-    }
-    free(group);
+    if (cached && tb_analysis_status(a) == TB_STATUS_OK && n == ncols &&
+        compare_cache_write(key, rows, n, err, sizeof err) < 0 &&
+        atomic_exchange(&cache_write_warned, 1) == 0)
+        say(in, msg, "warning: --cache %s: cannot write its entries (%s): fits are not kept",
+            s->cache, err);
+    file_rows(s, in, msg, rows, n, tb_analysis_run(a, 0));
+    free(rows);
     tb_analysis_free(a);
 }
 

@@ -253,7 +253,9 @@ int main(int argc, char **argv)
             status = TB_EXIT_INPUT;
         }
     }
-    if (s.cache && mkdir(s.cache, 0777) < 0 && errno != EEXIST) {
+    struct stat cst;
+    if (s.cache && ((mkdir(s.cache, 0777) < 0 && errno != EEXIST) ||
+                    (stat(s.cache, &cst) == 0 && !S_ISDIR(cst.st_mode) && (errno = ENOTDIR)))) {
         fprintf(stderr, "tb-compare: --cache %s: %s\n", s.cache, strerror(errno));
         tb_paths_free(&paths);
         settings_free(&s);
