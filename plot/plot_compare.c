@@ -27,22 +27,59 @@ struct group {
 
 /* The group a result belongs to, as tb-compare says (G), or itself
  * ("file: column").  NULL with a message in ERR. */
-static char *group_key(const struct tb_grouping *g, const tb_result *r, char *err, size_t errlen)
+/* The point a result belongs to.  With --group-by: its run's group, and
+ * its column too when the results hold several (the mean of a group is
+ * over runs of one sensor, never over sensors).  Without: the result
+ * itself, by its path (less ".csv") and column, so that run1.csv of two
+ * directories stay two points. */
+static char *group_key(const struct tb_grouping *g, const tb_result *r, int columns,
+                       char *err, size_t errlen)
 {
-    if (g)
-        return tb_grouping_of(g, r->file, NULL, err, errlen);
-    char *copy = strdup(r->file), *key = NULL;
-    if (!copy)
-        return NULL;
-    char *base = basename(copy), *dot = strrchr(base, '.');
-    if (dot && strcmp(dot, ".csv") == 0)
-        *dot = '\0';
-    if (asprintf(&key, "%s: %s", base, r->column) < 0)
-        key = NULL;
-    free(copy);
+    char *key = NULL;
+    if (g) {
+        char *group = tb_grouping_of(g, r->file, NULL, err, errlen);
+        if (!group || columns < 2)
+            return group;
+        if (asprintf(&key, "%s: %s", group, r->column) < 0)
+            key = NULL;
+        free(group);
+    } else {
+        size_t len = strlen(r->file);
+        if (len > 4 && strcmp(r->file + len - 4, ".csv") == 0)
+            len -= 4;
+        if (asprintf(&key, "%.*s: %s", (int)len, r->file, r->column) < 0)
+            key = NULL;
+    }
     if (!key)
         snprintf(err, errlen, "out of memory");
     return key;
+}
+
+/* How many different columns the N results hold (2 means "several"). */
+static int distinct_columns(const tb_result *rows, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(rows[i].column, rows[0].column) != 0)
+            return 2;
+    return n > 0;
+}
+
+/* The length of the directory part all NAMES share ("runs/5.4/run1: …"
+ * and "runs/6.1/run1: …" share "runs/"), left out of the labels. */
+static size_t common_dir(const struct group *groups, size_t n)
+{
+    if (n < 2)
+        return 0;
+    size_t len = strlen(groups[0].name);
+    for (size_t g = 1; g < n; g++) {
+        size_t k = 0;
+        while (k < len && groups[g].name[k] == groups[0].name[k])
+            k++;
+        len = k;
+    }
+    while (len > 0 && groups[0].name[len - 1] != '/')
+        len--;
+    return len;
 }
 
 #define LABEL_MAX 30
@@ -173,8 +210,9 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         return TB_EXIT_INPUT;
     }
     groups = calloc(nrows, sizeof *groups);
+    int columns = distinct_columns(rows, nrows);
     for (size_t i = 0; groups && i < nrows; i++) {
-        char *key = group_key(s->group_by ? &grouping : NULL, &rows[i], err, sizeof err);
+        char *key = group_key(s->group_by ? &grouping : NULL, &rows[i], columns, err, sizeof err);
         if (!key) {
             fprintf(stderr, "tb-plot: %s\n", err);
             status = TB_EXIT_INPUT;
@@ -251,8 +289,9 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     double right = draw_ops ? 0.88 : 0.97;
     /* Long names stand upright under their points, so leave room. */
     size_t longest = 0;
+    size_t skip = s->group_by ? 0 : common_dir(groups, ng);
     for (size_t g = 0; g < ng; g++)
-        longest = strlen(groups[g].name) > longest ? strlen(groups[g].name) : longest;
+        longest = strlen(groups[g].name + skip) > longest ? strlen(groups[g].name + skip) : longest;
     if (longest > LABEL_MAX)
         longest = LABEL_MAX;
     int upright = ng > 4 || longest > 16;
@@ -266,7 +305,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     for (size_t g = 0; g < ng; g++) {
         double pos = ((double)g + 1 - x0) / (x1 - x0);
         char label[LABEL_MAX + 8];
-        shorten(groups[g].name, label, sizeof label);
+        shorten(groups[g].name + skip, label, sizeof label);
         if (upright)
             plmtex("bv", 0.7, pos, 1.0, label);
         else
