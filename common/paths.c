@@ -46,7 +46,39 @@ static int push_path(struct tb_paths *l, const char *p)
     return 0;
 }
 
-/* The *.csv files below DIR, sorted. */
+/* Whether ST's file was met before; records it when not.  -1 when memory
+ * runs out. */
+static int seen_before(struct tb_paths *l, const struct stat *st)
+{
+    for (size_t i = 0; i < l->nseen; i++)
+        if (l->seen[i].dev == st->st_dev && l->seen[i].ino == st->st_ino)
+            return 1;
+    struct tb_seen *ns = realloc(l->seen, (l->nseen + 1) * sizeof *ns);
+    if (!ns)
+        return -1;
+    l->seen = ns;
+    l->seen[l->nseen++] = (struct tb_seen){st->st_dev, st->st_ino};
+    return 0;
+}
+
+/* Add the file P unless it was met already (said so). */
+static int add_file(struct tb_paths *l, const char *p, const char *prog)
+{
+    struct stat st;
+    if (strcmp(p, "-") != 0 && stat(p, &st) == 0) {
+        int seen = seen_before(l, &st);
+        if (seen < 0)
+            return -1;
+        if (seen) {
+            fprintf(stderr, "%s: note: %s: met again (given twice, or through a link): counted once\n",
+                    prog, p);
+            return 0;
+        }
+    }
+    return push_path(l, p);
+}
+
+/* The *.csv files below DIR, sorted; DIR itself once. */
 static int add_directory(struct tb_paths *l, const char *dir, const char *prog)
 {
     DIR *d = opendir(dir);
@@ -54,9 +86,20 @@ static int add_directory(struct tb_paths *l, const char *dir, const char *prog)
     struct tb_paths here = {0};
     int rc = 0;
 
+    struct stat dst;
     if (!d) {
         fprintf(stderr, "%s: %s: cannot read: %s\n", prog, dir, strerror(errno));
         return -1;
+    }
+    if (fstat(dirfd(d), &dst) == 0) {
+        int seen = seen_before(l, &dst);
+        if (seen != 0) {
+            closedir(d);
+            if (seen > 0)
+                fprintf(stderr, "%s: note: %s: a directory met again (a link back into the "
+                        "tree?): searched once\n", prog, dir);
+            return seen < 0 ? -1 : 0;
+        }
     }
     while ((e = readdir(d))) {
         char *p;
@@ -74,7 +117,7 @@ static int add_directory(struct tb_paths *l, const char *dir, const char *prog)
         if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
             rc |= add_directory(l, here.v[i], prog);
         else
-            rc |= push_path(l, here.v[i]);
+            rc |= add_file(l, here.v[i], prog);
     }
     tb_paths_free(&here);
     return rc;
@@ -94,7 +137,7 @@ int tb_paths_add(struct tb_paths *l, const char *arg, const char *prog)
         free(dir);
         return rc;
     }
-    return push_path(l, arg);
+    return add_file(l, arg, prog);
 }
 
 void tb_paths_free(struct tb_paths *l)
@@ -102,6 +145,9 @@ void tb_paths_free(struct tb_paths *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i]);
     free(l->v);
+    free(l->seen);
     l->v = NULL;
     l->n = 0;
+    l->seen = NULL;
+    l->nseen = 0;
 }

@@ -10,15 +10,22 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
-/* Input paths: files as given, directories searched for *.csv. */
+/* Input paths: files as given, directories searched for *.csv; each file
+ * and directory once, by device and inode. */
 struct tb_paths {
     char **v;
     size_t n;
+    struct tb_seen { dev_t dev; ino_t ino; } *seen;
+    size_t nseen;
 };
 
 /* Add ARG: a file (or "-"), or the *.csv files below a directory, sorted.
- * 0, or -1 with a message (PROG: ...) on standard error. */
+ * A file or directory met again (given twice, or a link back into a tree
+ * being searched) is left out, with a note: nothing is counted twice and
+ * no link loop is followed.  0, or -1 with a message (PROG: ...) on
+ * standard error. */
 int tb_paths_add(struct tb_paths *l, const char *arg, const char *prog);
 void tb_paths_free(struct tb_paths *l);
 

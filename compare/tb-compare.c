@@ -316,7 +316,9 @@ int main(int argc, char **argv)
             compare_report(&s, &t, nfailed);
             if (compare_regressed(&t))
                 status = TB_EXIT_FIT;
-            if (s.plot && compare_plot(&s, rows, nrows, &t) != TB_EXIT_OK)
+            /* A figure that cannot be drawn is said, but never hides the
+             * verdict: a regression still exits 1. */
+            if (s.plot && compare_plot(&s, rows, nrows, &t) != TB_EXIT_OK && status == TB_EXIT_OK)
                 status = TB_EXIT_INPUT;
             compare_table_free(&t);
         }

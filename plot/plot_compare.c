@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <plplot.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,44 @@
 
 struct group {
     char *name;
-    double *t_inf, *ops;
-    size_t n, nops;
+    double *t_inf, *ops;     /* n and nops of them, room for cap */
+    size_t n, nops, cap;
     tb_estimate own;         /* the fit's interval, for a group of one */
 };
 
-/* The group a result belongs to, as tb-compare says (G), or itself
- * ("file: column").  NULL with a message in ERR. */
+/* Room for one more value in G; 0, or -1 when memory runs out.  Each
+ * group holds what it has, so n results take O(n) memory, grouped or not. */
+static int group_grow(struct group *g)
+{
+    if (g->n < g->cap)
+        return 0;
+    size_t cap = g->cap ? 2 * g->cap : 4;
+    double *t = realloc(g->t_inf, cap * sizeof *t);
+    if (t)
+        g->t_inf = t;
+    double *o = t ? realloc(g->ops, cap * sizeof *o) : NULL;
+    if (o)
+        g->ops = o;
+    if (!t || !o)
+        return -1;
+    g->cap = cap;
+    return 0;
+}
+
+/* The index of the group named KEY in a hash table of SIZE slots (a power
+ * of two) over GROUPS: a slot holding it, or the empty one to put it in. */
+static size_t group_slot(const size_t *table, size_t size, const struct group *groups,
+                         const char *key)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    size_t i = (size_t)h & (size - 1);
+    while (table[i] != SIZE_MAX && strcmp(groups[table[i]].name, key) != 0)
+        i = (i + 1) & (size - 1);
+    return i;
+}
+
 /* The point a result belongs to.  With --group-by: its run's group, and
  * its column too when the results hold several (the mean of a group is
  * over runs of one sensor, never over sensors).  Without: the result
@@ -210,6 +242,16 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         return TB_EXIT_INPUT;
     }
     groups = calloc(nrows, sizeof *groups);
+    size_t tsize = 16;
+    while (tsize < 2 * nrows)
+        tsize *= 2;
+    size_t *table = malloc(tsize * sizeof *table);
+    if (!table) {
+        free(groups);
+        groups = NULL;
+    }
+    for (size_t i = 0; table && i < tsize; i++)
+        table[i] = SIZE_MAX;
     int columns = distinct_columns(rows, nrows);
     for (size_t i = 0; groups && i < nrows; i++) {
         char *key = group_key(s->group_by ? &grouping : NULL, &rows[i], columns, err, sizeof err);
@@ -218,28 +260,31 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
             status = TB_EXIT_INPUT;
             break;
         }
-        size_t g = 0;
-        while (g < ngroups && strcmp(groups[g].name, key) != 0)
-            g++;
-        if (g == ngroups) {
+        size_t slot = group_slot(table, tsize, groups, key), g = table[slot];
+        if (g == SIZE_MAX) {
+            g = table[slot] = ngroups++;
             groups[g].name = key;
-            groups[g].t_inf = calloc(nrows, sizeof(double));
-            groups[g].ops = calloc(nrows, sizeof(double));
             groups[g].own = rows[i].t_inf;
-            ngroups++;
         } else {
             free(key);
+        }
+        if (group_grow(&groups[g]) < 0) {
+            fprintf(stderr, "tb-plot: out of memory\n");
+            status = TB_EXIT_OUTPUT;
+            break;
         }
         groups[g].t_inf[groups[g].n++] = rows[i].t_inf.value;
         if (isfinite(rows[i].ops_per_s))
             groups[g].ops[groups[g].nops++] = rows[i].ops_per_s;
     }
-    if (!groups || status == TB_EXIT_INPUT) {
-        if (!groups)
-            fprintf(stderr, "tb-plot: out of memory\n");
-        status = TB_EXIT_INPUT;
+    free(table);
+    if (!groups) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        status = TB_EXIT_OUTPUT;
         goto done;
     }
+    if (status == TB_EXIT_INPUT || status == TB_EXIT_OUTPUT)
+        goto done;   /* a failed fit (TB_EXIT_FIT) still draws the others */
     if (s->group_by && order_groups(&grouping, groups, ngroups, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
         status = TB_EXIT_INPUT;
