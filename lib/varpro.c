@@ -573,7 +573,8 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
         grid[g] = exp(vp->theta_lo + (vp->theta_hi - vp->theta_lo) * ((double)g + 0.5) / (double)G);
     size_t nstarts = screen(vp, grid, G, starts);
 
-    tb_series *thin = calloc(vp->ns, sizeof *thin);
+    /* One basin: nothing to choose between, so no coarse stage. */
+    tb_series *thin = nstarts > 1 ? calloc(vp->ns, sizeof *thin) : NULL;
     struct vp *coarse = NULL;
     if (thin && thin_series(vp, thin) == 0 && (coarse = vp_alloc(thin, vp->ns, (int)n))) {
         coarse->theta_lo = vp->theta_lo;
