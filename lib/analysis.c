@@ -300,8 +300,9 @@ static int fit_columns(const tb_analysis_options *o, struct column *cols, size_t
         s[i] = (tb_series){cols[i].t, cols[i].y, cols[i].pub.n};
     int rc = o->auto_order ? tb_fit_series_auto(s, n, &o->fit, fit, err, errlen)
                            : tb_fit_series_run(s, n, &o->fit, fit, err, errlen);
-    /* Is the order part of the uncertainty?  The next order says. */
-    if (rc == 0 && tb_fit_check_order(s, n, &o->fit, fit) < 0) {
+    /* Is the order part of the uncertainty?  The next order says (the
+     * automatic order has compared it already). */
+    if (rc == 0 && !o->auto_order && tb_fit_check_order(s, n, &o->fit, fit) < 0) {
         tb_fit_clear(fit);
         snprintf(err, errlen, "out of memory");
         rc = -1;

@@ -473,8 +473,10 @@ static int fit_fill(tb_fit *fit, const struct vp *vp, const tb_series *s,
     return 0;
 }
 
-int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
-                      tb_fit *fit, char *err, size_t errlen)
+/* The fit of tb_fit_series_run(); QUICK for a fit that is only compared
+ * with another (the next order), never reported: see vp->quick. */
+static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
+                      tb_fit *fit, int quick, char *err, size_t errlen)
 {
     tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
     double tau[TB_FIT_MAX_ORDER];
@@ -498,6 +500,7 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     struct vp *vp = vp_alloc(s, ns, opt.order);
     if (!vp)
         return fail(err, errlen, "out of memory");
+    vp->quick = quick;
     if (vp_search(vp, fit->tau_min, fit->tau_max, tau, &converged) < 0) {
         vp_free(vp);
         return fail(err, errlen, "the fit failed: no starting point converged");
@@ -520,12 +523,39 @@ int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     return 0;
 }
 
+int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt,
+                      tb_fit *fit, char *err, size_t errlen)
+{
+    return fit_series(s, ns, opt, fit, 0, err, errlen);
+}
+
+/* Compare FIT (order n) with NEXT (order n + 1 of the same series): see
+ * tb_fit_check_order(). */
+static void compare_next_order(tb_fit *fit, const tb_fit *next)
+{
+    /* The next order counts where it is a fit the data support: sound (no
+     * k beyond the data, no merged τ) and clearly better by AICc (by 10:
+     * a likelihood ratio of e⁵), not a term that only follows the noise. */
+    int sound = !(next->flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI)) &&
+                next->aicc < fit->aicc - 10;
+    for (size_t k = 0; k < fit->nseries && k < next->nseries; k++) {
+        tb_estimate *e = &fit->series[k].t_inf;
+        double other = next->series[k].t_inf.value;
+        fit->series[k].order_t_inf = other;
+        if (!sound || !isfinite(other) || (e->lo <= other && other <= e->hi))
+            continue;
+        fit->flags |= TB_FIT_EXTRAPOLATED;
+        e->lo = fmin(e->lo, other);
+        e->hi = fmax(e->hi, other);
+    }
+}
+
 int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
                        tb_fit *fit, char *err, size_t errlen)
 {
     tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
-    tb_fit best = {0}, trial;
-    int have = 0;
+    tb_fit trial[TB_FIT_MAX_ORDER + 1] = {{0}};
+    int best = 0;
 
     /* The order is chosen from the data alone: every candidate has the
      * HAC intervals (degeneracy reads them), whatever method the caller
@@ -533,34 +563,39 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
     enum tb_ci_method wanted = opt.ci;
     opt.ci = TB_CI_HAC;
     memset(fit, 0, sizeof *fit);
+    int fitted = 0;
     for (int order = 1; order <= TB_FIT_MAX_ORDER; order++) {
         opt.order = order;
         char e[TB_ERRMAX];
-        if (tb_fit_series_run(s, ns, &opt, &trial, e, sizeof e) < 0) {
+        if (tb_fit_series_run(s, ns, &opt, &trial[order], e, sizeof e) < 0) {
             if (order == 1)
                 return fail(err, errlen, "%s", e);
             break;   /* too few points for higher orders */
         }
-        int usable = !(trial.flags & TB_FIT_DEGENERATE);
-        int better = !have || (usable && (best.flags & TB_FIT_DEGENERATE)) ||
-                     (usable && trial.aicc < best.aicc);
-        if (better) {
-            tb_fit_clear(&best);
-            best = trial;
-            have = 1;
-        } else {
-            tb_fit_clear(&trial);
-        }
+        fitted = order;
+        int usable = !(trial[order].flags & TB_FIT_DEGENERATE);
+        if (!best || (usable && (trial[best].flags & TB_FIT_DEGENERATE)) ||
+            (usable && trial[order].aicc < trial[best].aicc))
+            best = order;
     }
+    int rc = 0;
     if (wanted != TB_CI_HAC) {
-        opt.order = best.order;
+        opt.order = best;
         opt.ci = wanted;
-        tb_fit_clear(&best);
-        if (tb_fit_series_run(s, ns, &opt, &best, err, errlen) < 0)
-            return -1;
+        tb_fit_clear(&trial[best]);
+        rc = tb_fit_series_run(s, ns, &opt, &trial[best], err, errlen);
     }
-    *fit = best;
-    return 0;
+    if (rc == 0) {
+        /* The next order was fitted in full already: the check needs no
+         * fit of its own. */
+        if (best < fitted)
+            compare_next_order(&trial[best], &trial[best + 1]);
+        *fit = trial[best];
+        trial[best] = (tb_fit){0};
+    }
+    for (int order = 1; order <= fitted; order++)
+        tb_fit_clear(&trial[order]);
+    return rc;
 }
 
 int tb_fit_check_order(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
@@ -576,23 +611,9 @@ int tb_fit_check_order(const tb_series *s, size_t ns, const tb_fit_options *opt_
     opt.ci = TB_CI_HAC;   /* the next order is only compared, never reported */
     opt.tau_min = fit->tau_min;
     opt.tau_max = fit->tau_max;
-    if (tb_fit_series_run(s, ns, &opt, &next, err, sizeof err) < 0)
+    if (fit_series(s, ns, &opt, &next, 1, err, sizeof err) < 0)
         return strstr(err, "out of memory") ? -1 : 0;
-    /* The next order counts where it is a fit the data support: sound (no
-     * k beyond the data, no merged τ) and clearly better by AICc (by 10:
-     * a likelihood ratio of e⁵), not a term that only follows the noise. */
-    int sound = !(next.flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI)) &&
-                next.aicc < fit->aicc - 10;
-    for (size_t k = 0; k < ns && k < next.nseries; k++) {
-        tb_estimate *e = &fit->series[k].t_inf;
-        double other = next.series[k].t_inf.value;
-        fit->series[k].order_t_inf = other;
-        if (!sound || !isfinite(other) || (e->lo <= other && other <= e->hi))
-            continue;
-        fit->flags |= TB_FIT_EXTRAPOLATED;
-        e->lo = fmin(e->lo, other);
-        e->hi = fmax(e->hi, other);
-    }
+    compare_next_order(fit, &next);
     tb_fit_clear(&next);
     return 0;
 }

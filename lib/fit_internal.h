@@ -31,6 +31,7 @@ struct vp {
     double theta_lo, theta_hi;
     double tau[TB_FIT_MAX_ORDER];   /* where the workspace was solved */
     int solved;
+    int quick;   /* a comparison only: one final refinement, fewer iterations */
 };
 
 struct vp *vp_alloc(const tb_series *series, size_t ns, int order);

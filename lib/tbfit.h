@@ -337,7 +337,9 @@ int tb_fit_series_run(const tb_series *s, size_t nseries,
                       char *err, size_t errlen);
 
 /* As tb_fit_series_run() for orders 1..TB_FIT_MAX_ORDER, keeping the one
- * of least AICc among those that are not degenerate (or order 1). */
+ * of least AICc among those that are not degenerate (or order 1).  It is
+ * then compared with the next order as by tb_fit_check_order(), from that
+ * order's full fit: no further check is needed. */
 int tb_fit_series_auto(const tb_series *s, size_t nseries,
                        const tb_fit_options *opt, tb_fit *fit,
                        char *err, size_t errlen);
@@ -350,7 +352,9 @@ int tb_fit_series_auto(const tb_series *s, size_t nseries,
  * too: the order is then part of the uncertainty.  Each series' next-order
  * T∞ goes to .order_t_inf.  0 (FIT may be changed), or -1 when memory runs
  * out.  Nothing is done at TB_FIT_MAX_ORDER or when the next order cannot
- * be fitted (too few points).
+ * be fitted (too few points).  The next order is searched as the chosen
+ * one is, but refined from its best start only and for at most 40
+ * iterations: a comparison that can understate its gain, never invent it.
  */
 int tb_fit_check_order(const tb_series *s, size_t nseries, const tb_fit_options *opt,
                        tb_fit *fit);

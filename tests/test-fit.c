@@ -392,6 +392,22 @@ static void test_model_checks(void)
            before, f.series[0].t_inf.hi);
         tb_fit_clear(&f);
     }
+    /* The automatic order is compared with the next order by itself, from
+     * that order's full fit. */
+    if (tb_fit_series_auto(&s, 1, &opt, &f, err, sizeof err) == 0) {
+        tb_fit next;
+        int order = f.order;
+        opt.order = order + 1;
+        int have = order < TB_FIT_MAX_ORDER &&
+                   tb_fit_series_run(&s, 1, &opt, &next, err, sizeof err) == 0;
+        ok(have && fabs(f.series[0].order_t_inf - next.series[0].t_inf.value) < 1e-9,
+           "auto (order %d) holds order %d's T∞ (%.2f), as the check would", order, order + 1,
+           f.series[0].order_t_inf);
+        if (have)
+            tb_fit_clear(&next);
+        opt.order = 2;
+        tb_fit_clear(&f);
+    }
 
     /* Clean hours of the three modes: neither flag, the truth covered. */
     opt.order = 3;
