@@ -232,51 +232,100 @@ size_t fit_hac_lags(const gsl_vector *r)
     return lags < (double)(m / 2) ? (size_t)lags : m / 2;
 }
 
-/* The HAC "meat": Σ over series of the Newey–West long-run covariance of
- * the scores gᵢ = Jᵢᵀ rᵢ, Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with
- * Bartlett weights wₗ = 1 − l/(L+1).  Σₗ wₗ gᵢ₋ₗ is kept as two running
- * sums (of gᵢ₋ₗ and of l·gᵢ₋ₗ), so a point costs O(P²), not O(L·P²).
- * Returns the largest L used, or -1 when memory runs out. */
-static ssize_t hac_meat(const struct vp *vp, gsl_matrix *S)
+/* The Newey–West sum over a sequence of scores gᵢ (P values each):
+ * Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with Bartlett weights
+ * wₗ = 1 − l/(L+1), added into S.  Σₗ wₗ gᵢ₋ₗ is kept as two running sums
+ * (of gᵢ₋ₗ and of l·gᵢ₋ₗ), so a score costs O(P²), not O(L·P²). */
+struct newey_west {
+    size_t P, L, i;
+    double *A, *B, *h, *ring;   /* Σ gᵢ₋ₗ, Σ (L+1−l)·gᵢ₋ₗ, Σ wₗ gᵢ₋ₗ; the last L */
+};
+
+static int newey_west_start(struct newey_west *nw, size_t P, size_t L)
 {
-    size_t P = S->size1, most = 0;
-    double *row = malloc(4 * P * sizeof *row);
-    if (!row)
+    *nw = (struct newey_west){.P = P, .L = L};
+    nw->A = calloc((3 + L) * P, sizeof *nw->A);
+    if (!nw->A)
         return -1;
-    double *A = row + P, *B = A + P, *h = B + P;
+    nw->B = nw->A + P;
+    nw->h = nw->B + P;
+    nw->ring = nw->h + P;
+    return 0;
+}
+
+static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S)
+{
+    size_t P = nw->P, L = nw->L;
+    double *h = nw->h;
+    for (size_t a = 0; a < P; a++)
+        h[a] = L ? nw->A[a] - nw->B[a] / (double)(L + 1) : 0;   /* Σₗ wₗ gᵢ₋ₗ */
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = 0; b < P; b++)
+            *gsl_matrix_ptr(S, a, b) += g[a] * (g[b] + h[b]) + h[a] * g[b];
+    if (L) {
+        double *old = nw->ring + (nw->i % L) * P;   /* gᵢ₋ₗ, zero before the start */
+        for (size_t a = 0; a < P; a++) {
+            nw->B[a] += nw->A[a] + g[a] - (double)(L + 1) * old[a];
+            nw->A[a] += g[a] - old[a];
+            old[a] = g[a];
+        }
+    }
+    nw->i++;
+}
+
+int fit_series_aligned(const tb_series *s, size_t ns)
+{
+    for (size_t k = 1; k < ns; k++) {
+        if (s[k].n != s[0].n)
+            return 0;
+        for (size_t i = 0; i < s[0].n; i++)
+            if (s[k].t[i] != s[0].t[i])
+                return 0;
+    }
+    return 1;
+}
+
+/* The HAC "meat": the Newey–West long-run covariance of the scores
+ * gᵢ = Jᵢᵀ rᵢ.  Series fitted together (shared τ) that were sampled
+ * together contribute one score per instant, their sum, so noise common
+ * to the sensors of a board (it is, in part) counts once, not once per
+ * sensor; other series are summed as independent.  Returns the largest L
+ * used, or -1 when memory runs out. */
+static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix *S)
+{
+    size_t P = S->size1, most = 0, ns = vp->ns;
+    int aligned = ns > 1 && fit_series_aligned(series, ns);
+    double *g = malloc(2 * P * sizeof *g), *row = g ? g + P : NULL;
+
+    if (!g)
+        return -1;
     gsl_matrix_set_zero(S);
-    for (size_t k = 0; k < vp->ns; k++) {
-        const struct vp_series *s = &vp->s[k];
-        size_t L = fit_hac_lags(s->r);
-        double *ring = L ? calloc(L * P, sizeof *ring) : NULL;
-        if (L && !ring) {
-            free(row);
-            return -1;
+    /* the sequences of scores: all series at once when aligned, else each */
+    for (size_t seq = 0; seq < (aligned ? 1 : ns); seq++) {
+        size_t first = aligned ? 0 : seq, end = aligned ? ns : seq + 1, L = 0;
+        for (size_t k = first; k < end; k++) {
+            size_t lags = fit_hac_lags(vp->s[k].r);
+            L = lags > L ? lags : L;
         }
         most = L > most ? L : most;
-        memset(A, 0, 2 * P * sizeof *A);   /* A and B */
-        for (size_t i = 0; i < s->m; i++) {
-            jacobian_row(vp, k, i, row, P);
-            double r = gsl_vector_get(s->r, i);
-            for (size_t a = 0; a < P; a++) {
-                row[a] *= r;                                  /* gᵢ */
-                h[a] = L ? A[a] - B[a] / (double)(L + 1) : 0;  /* Σₗ wₗ gᵢ₋ₗ */
-            }
-            for (size_t a = 0; a < P; a++)
-                for (size_t b = 0; b < P; b++)
-                    *gsl_matrix_ptr(S, a, b) += row[a] * (row[b] + h[b]) + h[a] * row[b];
-            if (!L)
-                continue;
-            double *old = ring + (i % L) * P;   /* gᵢ₋ₗ, zero before the start */
-            for (size_t a = 0; a < P; a++) {
-                B[a] += A[a] + row[a] - (double)(L + 1) * old[a];
-                A[a] += row[a] - old[a];
-                old[a] = row[a];
-            }
+        struct newey_west nw;
+        if (newey_west_start(&nw, P, L) < 0) {
+            free(g);
+            return -1;
         }
-        free(ring);
+        for (size_t i = 0; i < vp->s[first].m; i++) {
+            memset(g, 0, P * sizeof *g);
+            for (size_t k = first; k < end; k++) {
+                jacobian_row(vp, k, i, row, P);
+                double r = gsl_vector_get(vp->s[k].r, i);
+                for (size_t a = 0; a < P; a++)
+                    g[a] += row[a] * r;
+            }
+            newey_west_add(&nw, g, S);
+        }
+        free(nw.A);
     }
-    free(row);
+    free(g);
     return (ssize_t)most;
 }
 
@@ -285,8 +334,8 @@ static ssize_t hac_meat(const struct vp *vp, gsl_matrix *S)
  * (JᵀJ)⁻¹ M (JᵀJ)⁻¹ with the HAC meat M and the small-sample factor
  * m/(m − P) (TB_CI_HAC).  τ's interval is symmetric in ln τ, so it stays
  * positive and honest for a long τ. */
-static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level,
-                                enum tb_ci_method method)
+static int covariance_intervals(const struct vp *vp, const tb_series *series, tb_fit *fit,
+                                double level, enum tb_ci_method method)
 {
     size_t n = vp->n, q = vp->q, P = fit->params;
     gsl_matrix *C = gsl_matrix_alloc(P, P);
@@ -298,7 +347,7 @@ static int covariance_intervals(const struct vp *vp, tb_fit *fit, double level,
         goto out;
     double scale = fit->rss / (double)fit->dof;
     if (method == TB_CI_HAC) {
-        ssize_t lags = hac_meat(vp, M);
+        ssize_t lags = hac_meat(vp, series, M);
         if (lags < 0)
             goto out;
         fit->ci_lags = (size_t)lags;
@@ -514,7 +563,7 @@ static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_i
         fit->flags |= TB_FIT_NO_CONVERGENCE;
     fit->ci = opt.ci;
     int ci = opt.ci == TB_CI_BOOTSTRAP ? fit_bootstrap(vp, s, fit, &opt)
-                                       : covariance_intervals(vp, fit, opt.level, opt.ci);
+                                       : covariance_intervals(vp, s, fit, opt.level, opt.ci);
     if (ci < 0 || fit->dof == 0)
         fit->flags |= TB_FIT_NO_CI;
     else

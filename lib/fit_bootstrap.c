@@ -81,14 +81,22 @@ int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
     double tau0[TB_FIT_MAX_ORDER];
     for (size_t j = 0; j < n; j++)
         tau0[j] = fit->tau[j].value;
+    /* Series sampled together are resampled together, block for block,
+     * so that noise common to them stays common; with the longest block. */
+    int aligned = ns > 1 && fit_series_aligned(s, ns);
+    size_t longest = 0;
+    for (size_t k = 0; k < ns; k++)
+        longest = block[k] > longest ? block[k] : longest;
     for (size_t b = 0; b < N; b++) {
         off = 0;
-        for (size_t k = 0; k < ns; k++) {
-            size_t m = vp->s[k].m, L = block[k];
+        for (size_t k = 0; k < (aligned ? 1 : ns); k++) {
+            size_t m = vp->s[k].m, L = aligned ? longest : block[k];
             for (size_t i = 0; i < m;) {
                 size_t start = (size_t)gsl_rng_uniform_int(rng, m - L + 1);
                 for (size_t l = 0; l < L && i < m; l++, i++)
-                    ystar[off + i] = fitted[off + i] + resid[off + start + l];
+                    for (size_t j = 0; j < (aligned ? ns : 1); j++)
+                        ystar[off + j * m + i] =
+                            fitted[off + j * m + i] + resid[off + j * m + start + l];
             }
             off += m;
         }

@@ -47,6 +47,11 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
  * residuals R: Andrews' (1991) AR(1) plug-in bandwidth. */
 size_t fit_hac_lags(const gsl_vector *r);
 
+/* Whether the NS series S were sampled together (one run's columns, row
+ * for row): their noise at one instant may then be partly one noise,
+ * which the intervals must not count once per series. */
+int fit_series_aligned(const tb_series *s, size_t ns);
+
 /* Intervals by moving-block bootstrap around the solved workspace VP
  * (solved at FIT's τ); fills FIT's lo/hi.  0, or -1. */
 int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,

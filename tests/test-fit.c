@@ -165,6 +165,31 @@ static void test_shared_tau(void)
        "each series has its own T∞ (%.2f, %.2f)", f.series[0].t_inf.value, f.series[1].t_inf.value);
     ok(covers(&f.series[1].k[1], -5), "and its own k");
     tb_fit_clear(&f);
+
+    /* Sensors sampled together share part of their noise.  At the limit, a
+     * sensor fitted beside its own copy: the pair holds no more than the
+     * one, so its intervals must be the one's (counted as independent, the
+     * pair's τ intervals would be √2 narrower). */
+    make_curve(&a, 1800, 1, 0.05, 0.8, 0.1, rng, t[0], y[0]);
+    tb_series one = {t[0], y[0], 1800}, pair[2] = {one, one};
+    for (int method = 0; method < 2; method++) {
+        tb_fit single, twice;
+        opt.ci = method ? TB_CI_BOOTSTRAP : TB_CI_HAC;
+        opt.bootstrap = 200;
+        if (tb_fit_series_run(&one, 1, &opt, &single, err, sizeof err) < 0 ||
+            tb_fit_series_run(pair, 2, &opt, &twice, err, sizeof err) < 0) {
+            ok(0, "a sensor and its copy: %s", err);
+            continue;
+        }
+        double w1 = log(single.tau[1].hi / single.tau[1].lo), w2 = log(twice.tau[1].hi / twice.tau[1].lo);
+        double t1 = single.series[0].t_inf.hi - single.series[0].t_inf.lo;
+        double t2 = twice.series[1].t_inf.hi - twice.series[1].t_inf.lo;
+        ok(fabs(w2 / w1 - 1) < 0.02 && fabs(t2 / t1 - 1) < 0.02,
+           "%s: a sensor beside its copy has the sensor's τ2 and T∞ intervals "
+           "(widths %.4f vs %.4f, %.3f vs %.3f °C)", method ? "bootstrap" : "HAC", w2, w1, t2, t1);
+        tb_fit_clear(&single);
+        tb_fit_clear(&twice);
+    }
     gsl_rng_free(rng);
 }
 
