@@ -87,13 +87,15 @@ trap 'rm -rf "$tmp"' EXIT
 # TB_MEMCHECK=DIR runs every tool under valgrind memcheck: the tests see a
 # build tree of wrappers, and each run leaves its report in DIR (empty when
 # clean), so the suite's own checks of output and status stay as they are.
+# --fair-sched: valgrind runs one thread at a time, and without it a thread
+# that never blocks (tb-load's) can starve the others for many seconds.
 if [ -n "${TB_MEMCHECK:-}" ]; then
     real=$(cd "$top_builddir" && pwd)
     srcabs=$(cd "$top_srcdir" && pwd)
     mkdir -p "$TB_MEMCHECK"
-    for t in fit/tb-info fit/tb-fit compare/tb-compare sim/tb-sim plot/tb-plot record/tb-record; do
+    for t in fit/tb-info fit/tb-fit compare/tb-compare sim/tb-sim plot/tb-plot record/tb-record load/tb-load; do
         mkdir -p "$tmp/vg/${t%/*}"
-        printf '#!/bin/sh\nexec "%s/libtool" --mode=execute valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=%s/tests/valgrind.supp --log-file="%s/%s.%%p" "%s/%s" "$@"\n' \
+        printf '#!/bin/sh\nexec "%s/libtool" --mode=execute valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=%s/tests/valgrind.supp --log-file="%s/%s.%%p" "%s/%s" "$@"\n' \
             "$real" "$srcabs" "$TB_MEMCHECK" "${t#*/}" "$real" "$t" >"$tmp/vg/$t"
         chmod +x "$tmp/vg/$t"
     done
