@@ -27,23 +27,6 @@ void tb_print_left(FILE *f, const char *s, size_t width)
         fputc(' ', f);
 }
 
-void tb_csv_string(FILE *f, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 void tb_csv_number(FILE *f, double x)
 {
     if (!isnan(x))

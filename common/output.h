@@ -16,9 +16,6 @@ size_t tb_display_width(const char *s);
 /* S left-aligned in WIDTH columns. */
 void tb_print_left(FILE *f, const char *s, size_t width);
 
-/* S as a CSV field, quoted when it holds a comma, quote or line break. */
-void tb_csv_string(FILE *f, const char *s);
-
 /* X as a CSV field: %.10g, empty when NaN. */
 void tb_csv_number(FILE *f, double x);
 

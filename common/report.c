@@ -252,9 +252,9 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
     if (format == TB_FORMAT_CSV) {
         for (size_t k = 0; k < rl->nprefix; k++) {
             const tb_prefix *p = &rl->prefix[k];
-            tb_csv_string(f, file);
+            tb_csv_write_string(f, file);
             fputc(',', f);
-            tb_csv_string(f, column);
+            tb_csv_write_string(f, column);
             fputc(',', f);
             csv_number(f, p->length);
             fprintf(f, ",%zu,", p->n);
@@ -264,7 +264,7 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
             fputc(',', f);
             csv_number(f, p->t_inf.hi);
             fprintf(f, ",%d,", p->within);
-            tb_csv_string(f, p->ok ? tb_fit_flags_text(p->flags, flags, sizeof flags) : "failed");
+            tb_csv_write_string(f, p->ok ? tb_fit_flags_text(p->flags, flags, sizeof flags) : "failed");
             fputc('\n', f);
         }
         return;

@@ -114,14 +114,14 @@ static void print_csv(const struct compare_table *t)
                 for (size_t i = 0; i < t->ntests; i++)
                     if (t->tests[i].column == c && t->tests[i].group == g && t->tests[i].metric == m)
                         k = &t->tests[i];
-                tb_csv_string(stdout, t->columns[c]);
+                tb_csv_write_string(stdout, t->columns[c]);
                 putchar(',');
-                tb_csv_string(stdout, t->groups[g]);
+                tb_csv_write_string(stdout, t->groups[g]);
                 printf(",%s,%zu,%.10g,%.10g,%.10g,", compare_metric_name(m, buf, sizeof buf), cl->n, cl->mean,
                        cl->mean - cl->half, cl->mean + cl->half);
                 tb_csv_number(stdout, cl->sd);
                 putchar(',');
-                tb_csv_string(stdout, t->groups[t->baseline]);
+                tb_csv_write_string(stdout, t->groups[t->baseline]);
                 if (k)
                     printf(",%.10g,%.10g,%.10g,%.6g,%.6g,%s\n", k->w.diff, k->w.lo, k->w.hi, k->w.p,
                            k->p_adj, k->verdict);

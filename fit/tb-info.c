@@ -213,15 +213,15 @@ static void print_csv(const tb_run *run, const size_t *idx, size_t n,
     for (size_t k = 0; k < n; k++) {
         const tb_column *c = tb_run_column(run, idx[k]);
         const tb_column_summary *s = &sum[k];
-        tb_csv_string(stdout, tb_run_source(run));
+        tb_csv_write_string(stdout, tb_run_source(run));
         printf(",%zu,", idx[k] + 1);
-        tb_csv_string(stdout, c->name);
+        tb_csv_write_string(stdout, c->name);
         putchar(',');
-        tb_csv_string(stdout, c->header);
+        tb_csv_write_string(stdout, c->header);
         putchar(',');
-        tb_csv_string(stdout, c->unit);
+        tb_csv_write_string(stdout, c->unit);
         putchar(',');
-        tb_csv_string(stdout, c->raw_unit);
+        tb_csv_write_string(stdout, c->raw_unit);
         printf(",%zu,%zu", s->n, s->n_missing);
         const double x[] = {s->t_first, s->t_last, s->min, s->mean, s->max,
                             s->median_period};

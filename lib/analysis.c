@@ -331,14 +331,10 @@ static void suggest_ambient(tb_analysis *a, const tb_analysis_options *o, const 
         return;
     for (size_t i = 1; i < tb_run_ncolumns(c->pub.run); i++) {
         const tb_column *amb = tb_run_column(c->pub.run, i);
-        if (!strcasestr(amb->name, "ambient") || amb->n == 0)
+        tb_column_summary sum;
+        if (!strcasestr(amb->name, "ambient") || amb->n == 0 || tb_column_summarise(amb, &sum) < 0)
             continue;
-        double lo = amb->v[0], hi = amb->v[0];
-        for (size_t j = 1; j < amb->n; j++) {
-            lo = fmin(lo, amb->v[j]);
-            hi = fmax(hi, amb->v[j]);
-        }
-        if (hi - lo > 3 * c->pub.fit->rmse) {   /* a room that drifted */
+        if (sum.max - sum.min > 3 * c->pub.fit->rmse) {   /* a room that drifted */
             say(a, "note: %s: %s: the model does not hold and the run has an ambient "
                 "column: --ambient %s subtracts the room's drift", c->pub.source,
                 c->pub.column->name, amb->name);

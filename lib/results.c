@@ -139,9 +139,10 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
     return 0;
 }
 
-/* S as a CSV field, quoted when it holds a comma, a quote or a line end. */
-static void write_string(FILE *f, const char *s)
+void tb_csv_write_string(FILE *f, const char *s)
 {
+    if (!s)
+        return;
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
@@ -179,11 +180,11 @@ int tb_results_write(FILE *f, const tb_result *r_in, int max_order)
             fputc(',', f);
         double *x = field_number(&r, fi);
         if (fi == F_FILE)
-            write_string(f, r.file ? r.file : "");
+            tb_csv_write_string(f, r.file);
         else if (fi == F_COLUMN)
-            write_string(f, r.column ? r.column : "");
+            tb_csv_write_string(f, r.column);
         else if (fi == F_FLAGS)
-            write_string(f, r.flags ? r.flags : "");
+            tb_csv_write_string(f, r.flags);
         else if (fi == F_ORDER)
             fprintf(f, "%d", r.order);
         else if (fi == F_POINTS)

@@ -627,6 +627,11 @@ const char *tb_fit_flags_text(unsigned flags, char *buf, size_t size);
 int tb_results_write_header(FILE *f, int max_order);
 int tb_results_write(FILE *f, const tb_result *r, int max_order);
 
+/* S as one CSV field, as the results file writes its strings: quoted when
+ * it holds a comma, a quote or a line end, with quotes doubled (RFC 4180).
+ * A general helper for any CSV a program writes; NULL writes nothing. */
+void tb_csv_write_string(FILE *f, const char *s);
+
 /*
  * Read the rows of a results file (PATH, "-" for standard input) and
  * append them to *ROWS (grown with realloc; *N rows so far).  The header

@@ -107,8 +107,40 @@ static void test_simulated(const char *sim)
         ok(isnan(back->k[3].value) && isnan(back->tau[3].value), "a term the fit has not is NaN");
     }
     tb_results_free(back, n);
+    back = NULL;
+    n = 0;
+
+    /* A file name with a comma, quotes and a line end comes back whole. */
+    free(r.file);
+    r.file = strdup("runs/a,b \"q\"\nc.csv");
+    f = fopen(path, "w");
+    ok(f && r.file && tb_results_write_header(f, 3) == 0 && tb_results_write(f, &r, 3) == 0,
+       "a row with an awkward file name written");
+    if (f)
+        fclose(f);
+    ok(tb_results_read(path, &back, &n, err, sizeof err) == 0 && n == 1 &&
+       strcmp(back->file, r.file) == 0, "and read back as it was %s", n ? "" : err);
+    tb_results_free(back, n);
     tb_result_clear(&r);
     tb_analysis_free(a);
+
+    /* The field writer itself. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        tb_csv_write_string(m, "plain");
+        fputc('|', m);
+        tb_csv_write_string(m, "a,b");
+        fputc('|', m);
+        tb_csv_write_string(m, "say \"hi\"");
+        fputc('|', m);
+        tb_csv_write_string(m, NULL);
+        fclose(m);
+    }
+    ok(text && strcmp(text, "plain|\"a,b\"|\"say \"\"hi\"\"\"|") == 0,
+       "CSV fields quoted where they must be: %s", text ? text : "(none)");
+    free(text);
 
     /* Shared τ: one fit serves both columns. */
     o.shared_tau = 1;
