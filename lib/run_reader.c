@@ -130,6 +130,44 @@ static void replace_percent_pairs(char *s)
     *w = '\0';
 }
 
+struct name_at {
+    const char *name;
+    size_t column;
+};
+
+static int compare_names(const void *a, const void *b)
+{
+    const struct name_at *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->column > y->column) - (x->column < y->column);
+}
+
+/* Two columns of one name make a run ambiguous: refuse it, naming the
+ * first column that repeats an earlier one.  By sorting, not by comparing
+ * every pair: a header may have 10⁵ columns.  0, or -1 after fail(). */
+static int check_unique_names(struct reader *r, tb_run *run, size_t line)
+{
+    struct name_at *v = malloc(run->ncols * sizeof *v);
+    if (!v) {
+        fail(r, line, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < run->ncols; i++)
+        v[i] = (struct name_at){run->cols[i].name, i};
+    qsort(v, run->ncols, sizeof *v, compare_names);
+    size_t first = 0, second = SIZE_MAX;
+    for (size_t i = 1; i < run->ncols; i++)
+        if (strcmp(v[i].name, v[i - 1].name) == 0 && v[i].column < second) {
+            first = v[i - 1].column;
+            second = v[i].column;
+        }
+    if (second != SIZE_MAX)
+        fail(r, line, "duplicate column name \"%s\" (columns %zu and %zu)",
+             run->cols[second].name, first + 1, second + 1);
+    free(v);
+    return second == SIZE_MAX ? 0 : -1;
+}
+
 /* Turn the header cells into columns. */
 static void header_finish(struct reader *r)
 {
@@ -169,13 +207,6 @@ static void header_finish(struct reader *r)
             fail(r, line, "column %zu has no name", i + 1);
             return;
         }
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(run->cols[j].name, c->name) == 0) {
-                fail(r, line, "duplicate column name \"%s\" (columns %zu and %zu)",
-                     c->name, j + 1, i + 1);
-                return;
-            }
-        }
         double scale = 1;
         const char *unit = r->normalise ? tb_unit_normalise(c->raw_unit, &scale)
                                         : c->raw_unit;
@@ -186,6 +217,8 @@ static void header_finish(struct reader *r)
         conversion_factors(scale, &r->col_mul[i], &r->col_div[i]);
     }
 
+    if (check_unique_names(r, run, line) < 0)
+        return;
     struct run_column *time = &run->cols[0];
     if (strcmp(time->name, "time") != 0) {
         fail(r, line, "column 1 is \"%s\": a run's first column is time/ms",

@@ -138,10 +138,13 @@ double time_scale(double span_s, const char **label)
 
 void padded_range(double *lo, double *hi)
 {
-    if (!(*hi > *lo)) {
-        double mid = isfinite(*lo) ? *lo : 0;
-        *lo = mid - 1;
-        *hi = mid + 1;
+    /* A range a few ULP wide is as good as none: PLplot's ticks would
+     * step by less than the numbers can, and never reach the end. */
+    if (!(*hi - *lo > 1e-9 * fmax(fabs(*lo), fabs(*hi)))) {
+        double mid = isfinite(*lo) && isfinite(*hi) ? *lo + (*hi - *lo) / 2 : 0;
+        double half = fmax(1, fabs(mid) * 1e-6);
+        *lo = mid - half;
+        *hi = mid + half;
         return;
     }
     double pad = (*hi - *lo) / 20;

@@ -35,7 +35,7 @@ void figure_end(void);
 double time_scale(double span_s, const char **label);
 
 /* A lo..hi range padded by a twentieth on each side (and widened when
- * empty). */
+ * empty, or too narrow for the numbers to step through). */
 void padded_range(double *lo, double *hi);
 
 /* The viewport (in subpage fractions) and window, a light grid, a black

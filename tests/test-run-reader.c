@@ -255,6 +255,29 @@ static void test_errors(void)
     FAILS("time/ms,a\n1e400,1\n", "t.csv:2: time (column 1): 1e400 is out of range",
           "time out of range");
     FAILS("time/ms,a\n0,inf\n", "t.csv:2: column 2 (a): inf is out of range", "infinity");
+    FAILS("time/ms,b,a,c,a,b\n", "t.csv:1: duplicate column name \"a\" (columns 3 and 5)",
+          "the first column that repeats an earlier one is named");
+
+    /* A header of 10⁵ columns (the names were compared pair by pair:
+     * 23-40 s in every tool); one more, repeating the first, refused. */
+    enum { WIDE = 100000 };
+    char *wide = malloc((size_t)WIDE * 16 + 64);
+    if (wide) {
+        size_t len = (size_t)sprintf(wide, "time/ms");
+        for (int i = 0; i < WIDE; i++)
+            len += (size_t)sprintf(wide + len, ",c%d/°C", i);
+        wide[len++] = '\n';
+        wide[len] = '\0';
+        tb_run *run = read_text(wide);
+        ok(run && tb_run_ncolumns(run) == WIDE + 1, "a header of 10⁵ columns is read");
+        tb_run_free(run);
+        sprintf(wide + len - 1, ",c0/°C\n");
+        run = read_text(wide);
+        ok(!run && strstr(err, "duplicate column name \"c0\" (columns 2 and 100002)"),
+           "and the one more that repeats the first refused: %s", err);
+        tb_run_free(run);
+        free(wide);
+    }
 }
 
 static void test_units_and_summary(void)
