@@ -357,7 +357,15 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
     a->nfits = nfits;
     if (o->shared_tau) {
         if (fit_columns(o, a->cols, a->ncols, &a->fits[0], err, sizeof err) < 0) {
-            say(a, "the shared-τ fit failed: %s", err);
+            /* which columns, of which files: the first few, then a count */
+            char which[512] = "";
+            size_t used = 0;
+            for (size_t i = 0; i < a->ncols && i < 3 && used < sizeof which; i++)
+                used += (size_t)snprintf(which + used, sizeof which - used, "%s%s: %s",
+                                         i ? ", " : "", a->cols[i].pub.source,
+                                         a->cols[i].pub.column->name);
+            say(a, "the shared-τ fit of %s%s failed: %s", which,
+                a->ncols > 3 ? " and the others" : "", err);
             raise_status(a, TB_STATUS_FIT);
             for (size_t i = 0; i < a->ncols; i++) {
                 a->cols[i].error = strdup(err);

@@ -230,7 +230,13 @@ static void on_cell(void *s, size_t len, void *data)
         r->cells = nc;
         r->cap = cap;
     }
-    r->cells[r->ncells++] = strdup(s ? s : "");
+    char *cell = strdup(s ? s : "");
+    if (!cell) {
+        r->failed = 1;
+        snprintf(r->err, r->errlen, "%s: out of memory", r->name);
+        return;
+    }
+    r->cells[r->ncells++] = cell;
 }
 
 static double number(struct reader *r, int f, int required)

@@ -292,7 +292,7 @@ static void time_cell(struct reader *r, const char *s, size_t len)
         run->rows_cap = cap;
     }
     r->prev_raw_time = raw;
-    run->row_t[run->nrows++] = raw * r->time_mul / r->time_div;
+    run->row_t[run->nrows++] = raw * r->time_mul / r->time_div;   /* ms, µs, ns: only smaller */
 }
 
 static void value_cell(struct reader *r, size_t k, const char *s, size_t len)
@@ -303,10 +303,17 @@ static void value_cell(struct reader *r, size_t k, const char *s, size_t len)
     if (!s)
         return;
     switch (tb_number_parse(s, len, &x)) {
-    case TB_NUMBER_OK:
-        if (column_append(c, r->run->nrows - 1, x * r->col_mul[k] / r->col_div[k]) < 0)
+    case TB_NUMBER_OK: {
+        double v = x * r->col_mul[k] / r->col_div[k];
+        if (!isfinite(v)) {   /* 1e300 GHz is no number of Hz */
+            fail(r, r->row_line, "column %zu (%s): %.40s %s is out of range in %s",
+                 k + 1, c->name, s, c->raw_unit, c->pub.unit);
+            return;
+        }
+        if (column_append(c, r->run->nrows - 1, v) < 0)
             fail(r, r->row_line, "out of memory");
         return;
+    }
     case TB_NUMBER_NAN:
         c->pub.n_missing++;
         return;

@@ -66,32 +66,39 @@ int cpu_load_open(struct cpu_load *c, const struct record_settings *s,
     memset(c, 0, sizeof *c);
     c->fd = -1;
     c->bufsize = 1 << 16;
-    if (asprintf(&path, "%s/stat", s->procfs_root ? s->procfs_root : "/proc") < 0 ||
-        !(c->buf = malloc(c->bufsize))) {
-        free(path);
+    if (asprintf(&path, "%s/stat", s->procfs_root ? s->procfs_root : "/proc") < 0) {
+        path = NULL;
         snprintf(err, errlen, "out of memory");
-        return -1;
+        goto fail;
+    }
+    if (!(c->buf = malloc(c->bufsize))) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
     }
     if ((c->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || read_stat(c) < 0) {
         snprintf(err, errlen, "--cpu-usage: %s: %s", path, strerror(errno));
-        free(path);
-        return -1;
+        goto fail;
     }
     c->ncpu = parse_cpus(c->buf, c, 0);
     if (c->ncpu == 0) {
         snprintf(err, errlen, "--cpu-usage: %s lists no CPU", path);
-        free(path);
-        return -1;
+        goto fail;
     }
-    free(path);
     c->prev_busy = calloc(c->ncpu, sizeof *c->prev_busy);
     c->prev_total = calloc(c->ncpu, sizeof *c->prev_total);
     c->text = calloc(c->ncpu, sizeof *c->text);
     if (!c->prev_busy || !c->prev_total || !c->text) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        goto fail;
     }
+    free(path);
     return 0;
+fail:   /* nothing left open or allocated */
+    free(path);
+    cpu_load_close(c);
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    return -1;
 }
 
 int cpu_load_sample(struct cpu_load *c)

@@ -375,13 +375,19 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
     while ((c = getopt_long(argc, argv, "+:t:p:o:O:n:S:s:c:le:Euw:W:f:F::rAvhV",
                             options, NULL)) != -1) {
         switch (c) {
+        /* Bounded so that they stay nanosecond counts of 64 bits (and
+         * sensible): a century of run, a day of period. */
         case 't':
-            if (parse_number(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0))
-                return usage_error("--time wants a positive number of seconds, not ", optarg);
+            if (parse_number(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0) ||
+                s->time_limit_s > 3.2e9)
+                return usage_error("--time wants a positive number of seconds, at most 3.2e9, not ",
+                                   optarg);
             break;
         case 'p':
-            if (parse_number(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.001))
-                return usage_error("--period wants a positive number of milliseconds, not ", optarg);
+            if (parse_number(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.001) ||
+                s->period_ms > 86400000)
+                return usage_error("--period wants milliseconds from 0.001 to 86400000 (a day), not ",
+                                   optarg);
             break;
         case 'o': s->output_dir = optarg; break;
         case 'O': s->output = optarg; break;
@@ -410,8 +416,10 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("--wait wants a temperature in °C, not ", optarg);
             break;
         case 'W':
-            if (parse_number(optarg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0))
-                return usage_error("--wait-timeout wants a positive number of seconds, not ", optarg);
+            if (parse_number(optarg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0) ||
+                s->wait_timeout_s > 3.2e9)
+                return usage_error("--wait-timeout wants a positive number of seconds, at most 3.2e9, "
+                                   "not ", optarg);
             break;
         case 'f': s->fan_cmd = optarg; break;
         case 'F':

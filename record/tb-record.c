@@ -198,8 +198,13 @@ static void put_helper_value(struct recorder *r, size_t col, int keep_last, cons
         write_event(r, col, value);
         return;
     }
+    char *copy = strdup(value);
+    if (!copy) {   /* no memory to hold it for the next row: a row of its own */
+        write_event(r, col, value);
+        return;
+    }
     free(r->pending[col]);
-    r->pending[col] = strdup(value);
+    r->pending[col] = copy;
 }
 
 static void on_helper_line(void *ctx, char *line)

@@ -255,6 +255,8 @@ static void test_errors(void)
     FAILS("time/ms,a\n1e400,1\n", "t.csv:2: time (column 1): 1e400 is out of range",
           "time out of range");
     FAILS("time/ms,a\n0,inf\n", "t.csv:2: column 2 (a): inf is out of range", "infinity");
+    FAILS("time/ms,f/GHz\n0,1e300\n", "t.csv:2: column 2 (f): 1e300 GHz is out of range in Hz",
+          "a number that overflows in the column's unit");
     FAILS("time/ms,b,a,c,a,b\n", "t.csv:1: duplicate column name \"a\" (columns 3 and 5)",
           "the first column that repeats an earlier one is named");
 
