@@ -33,6 +33,29 @@ void tb_csv_number(FILE *f, double x)
         fprintf(f, "%.10g", x);
 }
 
+/* The length of the well-formed UTF-8 sequence at S (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    unsigned char lo = 0x80, hi = 0xbf;   /* the second byte's range */
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (n == 0 || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
 void tb_json_string(FILE *f, const char *s)
 {
     if (!s) {
@@ -42,7 +65,15 @@ void tb_json_string(FILE *f, const char *s)
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        if (c >= 0x80) {   /* JSON is UTF-8: a byte that is not becomes U+FFFD */
+            size_t n = utf8_sequence((const unsigned char *)s);
+            if (n == 0) {
+                fputs("\\ufffd", f);
+            } else {
+                fwrite(s, 1, n, f);
+                s += n - 1;
+            }
+        } else if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", f);

@@ -28,7 +28,7 @@ int csvw_open(struct csv_writer *w, const char *path, int unbuffered, int fsync,
     if (strcmp(path, "-") == 0) {
         w->f = stdout;
         w->is_stdout = 1;
-    } else if (!(w->f = fopen(path, "w"))) {
+    } else if (!(w->f = fopen(path, "we"))) {   /* not inherited by the benchmark */
         snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         return -1;
     }

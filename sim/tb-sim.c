@@ -266,9 +266,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case O_META: {
             const char *eq = strchr(optarg, '=');
             size_t klen = eq ? (size_t)(eq - optarg) : 0;
-            if (!eq || klen == 0 || s->nmetas == 16 ||
+            if (!eq || klen == 0 || s->nmetas == 16 || strpbrk(optarg, "\r\n") ||
                 strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
-                return usage_error("--meta wants KEY=VALUE (at most 16), not '%s'", optarg);
+                return usage_error("--meta wants KEY=VALUE on one line (at most 16), not '%s'", optarg);
             s->metas[s->nmetas++] = optarg;
             break;
         }
