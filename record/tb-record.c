@@ -40,7 +40,6 @@
 #include "sensor.h"
 
 #define VALUE_MAX 64
-#define MAX_FDS 64
 
 static volatile sig_atomic_t stop_signal;
 
@@ -63,6 +62,8 @@ struct recorder {
     int have_cpu;
     struct helper *helpers;
     size_t nhelpers;
+    struct pollfd *pfd;         /* the timer, the benchmark, each helper */
+    void **pfd_owner;
 
     const char **headers;   /* every column after time */
     char **owned_headers;   /* the ones built here */
@@ -325,8 +326,8 @@ static void show_progress(struct recorder *r, int64_t t, int final)
 /* Poll the benchmark's and the helpers' output until WAKE (or a signal). */
 static void wait_for_output(struct recorder *r, int64_t wake, const sigset_t *unblocked)
 {
-    struct pollfd pfd[MAX_FDS];
-    void *owner[MAX_FDS];
+    struct pollfd *pfd = r->pfd;
+    void **owner = r->pfd_owner;
     nfds_t n = 0;
 
     if (wake != r->armed) {
@@ -343,7 +344,7 @@ static void wait_for_output(struct recorder *r, int64_t wake, const sigset_t *un
         pfd[n] = (struct pollfd){.fd = r->bench.out_fd, .events = POLLIN};
         owner[n++] = NULL;
     }
-    for (size_t h = 0; h < r->nhelpers && n < MAX_FDS; h++) {
+    for (size_t h = 0; h < r->nhelpers; h++) {
         if (r->helpers[h].proc.out_fd >= 0) {
             pfd[n] = (struct pollfd){.fd = r->helpers[h].proc.out_fd, .events = POLLIN};
             owner[n++] = &r->helpers[h];
@@ -568,6 +569,11 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
             if (add_header(r, NULL, s->execs[h].cols[k].name) < 0)
                 goto oom;
     }
+    /* every helper polled, however many a sensors file starts */
+    r->pfd = calloc(2 + r->nhelpers, sizeof *r->pfd);
+    r->pfd_owner = calloc(2 + r->nhelpers, sizeof *r->pfd_owner);
+    if (!r->pfd || !r->pfd_owner)
+        goto oom;
     r->text = calloc(r->ncols ? r->ncols : 1, sizeof *r->text);
     r->cells = calloc(r->ncols ? r->ncols : 1, sizeof *r->cells);
     r->pending = calloc(r->ncols ? r->ncols : 1, sizeof *r->pending);
@@ -595,6 +601,8 @@ static void recorder_free(struct recorder *r)
     if (r->have_cpu)
         cpu_load_close(&r->cpu);
     free(r->helpers);
+    free(r->pfd);
+    free(r->pfd_owner);
     for (size_t i = 0; r->owned_headers && i < r->ncols; i++)
         free(r->owned_headers[i]);
     free(r->owned_headers);
