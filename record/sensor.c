@@ -517,7 +517,11 @@ int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size)
     sensor->read_errno = n < 0 ? errno : 0;
     if (n >= 0)
         buf[n] = '\0';
-    if (n < 0 || first_number(buf) < 0) {
+    /* A number that runs to the end of the buffer may go on past it:
+     * never record it cut. */
+    size_t lead = n > 0 ? strspn(buf, " \t\r\n") : 0;
+    sensor->too_long = n == (ssize_t)(size - 1) && lead + strcspn(buf + lead, " \t\r\n") == (size_t)n;
+    if (n < 0 || sensor->too_long || first_number(buf) < 0) {
         snprintf(buf, size, "nan");
         sensor->have_prev = 0;
         return -1;

@@ -25,6 +25,7 @@ struct sensor {
     int fd;
     int failing;        /* the last read failed (reported once per failure) */
     int read_errno;     /* why it failed: read(2)'s errno, 0: not a number */
+    int too_long;       /* its value ran past the read buffer */
     double max_energy;  /* µJ at which the counter wraps; 0: unknown */
     double prev_energy; /* µJ, and when, for SENSOR_POWER */
     int64_t prev_ns;

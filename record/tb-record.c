@@ -119,6 +119,9 @@ static void report_sensor(struct sensor *sn, int rc)
     if (rc < 0 && !sn->failing && sn->read_errno)
         fprintf(stderr, "tb-record: sensor %s: cannot read: %s (recording nan)\n", sn->path,
                 strerror(sn->read_errno));
+    else if (rc < 0 && !sn->failing && sn->too_long)
+        fprintf(stderr, "tb-record: sensor %s: a value of %d bytes or more, not a sensor's "
+                "(recording nan)\n", sn->path, VALUE_MAX - 1);
     else if (rc < 0 && !sn->failing)
         fprintf(stderr, "tb-record: sensor %s: cannot read a number (recording nan)\n", sn->path);
     else if (rc == 0 && sn->failing)
@@ -142,15 +145,16 @@ static void sample(struct recorder *r)
     int any = r->col_bench > 0;   /* sampled columns, or values riding along */
     for (size_t c = r->col_exec; c < r->ncols; c++) {
         if (r->pending[c]) {
-            snprintf(r->text[c], VALUE_MAX, "%s", r->pending[c]);
-            free(r->pending[c]);
-            r->pending[c] = NULL;
-            r->cells[c] = r->text[c];
+            r->cells[c] = r->pending[c];   /* whole, however long */
             any = 1;
         }
     }
     if (any)
         write_cells(r, t);
+    for (size_t c = r->col_exec; c < r->ncols; c++) {
+        free(r->pending[c]);
+        r->pending[c] = NULL;
+    }
     r->samples++;
 }
 
