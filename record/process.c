@@ -85,7 +85,7 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
         close(out[1]);
         goto pipe_failed;
     }
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         int e = errno;
         close(out[0]);
@@ -106,8 +106,8 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
         /* Should tb-record be killed outright (SIGKILL, a crash), take the
          * benchmark with it rather than leave it heating the board. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() == 1)
-            _exit(127);   /* the parent died before the line above */
+        if (getppid() != parent)
+            _exit(127);   /* the parent died before the line above (it may be PID 1 itself) */
         dup2(out[1], STDOUT_FILENO);
         execvp(argv[0], argv);
         /* Tell the parent why, through the pipe exec would have closed. */
