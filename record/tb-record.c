@@ -386,6 +386,8 @@ static void record(struct recorder *r, const sigset_t *unblocked)
         if (now >= next && next <= limit) {
             sample(r);
             int64_t due = (now - r->t0_ns) / period;
+            if (limit != INT64_MAX && due > (limit - r->t0_ns) / period)
+                due = (limit - r->t0_ns) / period;   /* deadlines past --time are none */
             r->missed += due - k;
             k = due + 1;
             next = deadline(r, k, period);
