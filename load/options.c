@@ -107,7 +107,7 @@ static int parse_size(const char *arg, size_t *bytes)
     if (*unit) {
         const char *units = "KMGT";
         const char *u = strchr(units, toupper((unsigned char)unit[0]));
-        if (!u || !*u)
+        if (!u)
             return -1;
         scale = ldexp(1, 10 * (int)(u - units + 1));
         if (unit[1] && strcmp(unit + 1, "iB") != 0 && strcmp(unit + 1, "B") != 0)

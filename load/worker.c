@@ -95,9 +95,8 @@ static void run_until(struct worker *w, double deadline, double extra, uint64_t 
                       double *chunk)
 {
     struct load_run *r = w->run;
-    double until = deadline + extra;
+    double until = deadline + extra, t0 = load_elapsed(r);
     for (;;) {
-        double t0 = load_elapsed(r);
         if (t0 >= until || stopped(r)) {
             if (!stopped(r) && isfinite(until))
                 note_latency(w->late_off, &w->noff, t0 - deadline);
@@ -110,7 +109,7 @@ static void run_until(struct worker *w, double deadline, double extra, uint64_t 
         }
         uint64_t ops = r->kernel->run(&w->ctx, n);
         atomic_fetch_add_explicit(&w->ops, ops, memory_order_relaxed);
-        double dt = load_elapsed(r) - t0;
+        double t1 = load_elapsed(r), dt = t1 - t0;
         if (n == *iters) {
             *chunk = dt;
             if (dt < CHUNK_MIN && *iters < (UINT64_C(1) << 40))
@@ -118,6 +117,7 @@ static void run_until(struct worker *w, double deadline, double extra, uint64_t 
             else if (dt > CHUNK_MAX && *iters > 1)
                 *iters /= 2;
         }
+        t0 = t1;   /* one clock read a chunk */
     }
 }
 

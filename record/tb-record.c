@@ -379,6 +379,8 @@ static void record(struct recorder *r, const sigset_t *unblocked)
 
     if (period < 1)
         period = 1;
+    /* the last deadline within --time: those past it are none, not missed */
+    int64_t last_due = limit == INT64_MAX ? INT64_MAX : (limit - r->t0_ns) / period;
     if (s->randomize)
         next = r->t0_ns;   /* the first sample at the start, as without */
     while (!r->write_failed && !stop_signal) {
@@ -386,8 +388,8 @@ static void record(struct recorder *r, const sigset_t *unblocked)
         if (now >= next && next <= limit) {
             sample(r);
             int64_t due = (now - r->t0_ns) / period;
-            if (limit != INT64_MAX && due > (limit - r->t0_ns) / period)
-                due = (limit - r->t0_ns) / period;   /* deadlines past --time are none */
+            if (due > last_due)
+                due = last_due;
             r->missed += due - k;
             k = due + 1;
             next = deadline(r, k, period);
