@@ -30,7 +30,8 @@ void tb_model_settings_init(struct tb_model_settings *m)
 {
     /* --from not given (NaN): from the regular sampling, start-up samples
      * left out (tb_startup_samples()); --from 0 keeps them. */
-    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .from = NAN, .to = INFINITY};
+    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .from = NAN, .to = INFINITY,
+                                    .ambient_temp = NAN};
 }
 
 void tb_model_settings_free(struct tb_model_settings *m)
@@ -44,7 +45,8 @@ tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m)
     tb_analysis_options o = tb_analysis_default_options();
     o.fit = m->fit;
     o.auto_order = m->auto_order;
-    o.ambient = m->ambient;
+    o.ambient = isnan(m->ambient_temp) ? m->ambient : NULL;
+    o.ambient_temp = m->ambient_temp;
     o.from = m->from;
     o.to = m->to;
     return o;
@@ -145,6 +147,11 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
         break;
     case TB_OPT_AMBIENT:
         m->ambient = arg;
+        m->ambient_temp = NAN;
+        switch (tb_cli_quantity(arg, "C", &x)) {
+        case 1: m->ambient_temp = x; break;
+        case -1: what = "--ambient wants a column or a temperature such as 23C"; break;
+        }
         break;
     case TB_OPT_FROM:
         if (tb_parse_duration(arg, &m->from) < 0)
@@ -180,6 +187,31 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
         return -1;
     }
     return 1;
+}
+
+int tb_cli_quantity(const char *s, const char *unit, double *x)
+{
+    static const struct { const char *suffix, *unit; double scale; } units[] = {
+        {"mW", "W", 1e-3}, {"W", "W", 1}, {"°C", "C", 1}, {"C", "C", 1},
+    };
+    size_t len = strlen(s);
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        size_t sl = strlen(units[u].suffix);
+        if (strcmp(units[u].unit, unit) != 0 || len <= sl || strcmp(s + len - sl, units[u].suffix) != 0)
+            continue;
+        char num[64];
+        if (len - sl >= sizeof num)
+            return -1;
+        memcpy(num, s, len - sl);
+        num[len - sl] = '\0';
+        if (!strchr("0123456789+-.", num[0]))
+            return 0;   /* a name that ends so, such as a column's */
+        if (tb_cli_number(num, x) < 0 || !isfinite(*x))
+            return -1;
+        *x *= units[u].scale;
+        return 1;
+    }
+    return 0;
 }
 
 int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen)

@@ -23,7 +23,8 @@ enum tb_model_option_id {
 struct tb_model_settings {
     tb_fit_options fit;
     int auto_order;                    /* --order auto */
-    const char *ambient;               /* --ambient */
+    const char *ambient;               /* --ambient, as given */
+    double ambient_temp;               /* --ambient TEMP: °C; NaN for a column */
     double from, to;                   /* --from, --to: s of the run */
     const char *labels[TB_FIT_MAX_ORDER];
     int nlabels;
@@ -59,6 +60,13 @@ int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen);
 /* Append S to the array *V of *N strings (repeated options such as -c);
  * 0, or -1 when memory runs out. */
 int tb_cli_push(const char ***v, size_t *n, const char *s);
+
+/* S as a number with the unit UNIT ("W" or "C"), the way tbkit's options
+ * and plans write quantities: "2.5W", "2500mW", "23C", "23°C".  1 with *X
+ * in W or °C, 0 when S has no such unit, -1 when it has and is not a
+ * finite number of it.  A name that ends in the unit ("CPU_C") is not a
+ * quantity: 0. */
+int tb_cli_quantity(const char *s, const char *unit, double *x);
 
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);

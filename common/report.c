@@ -62,6 +62,74 @@ static void json_flags(FILE *f, unsigned flags)
     fputc(']', f);
 }
 
+static void json_thermal_flags(FILE *f, unsigned flags)
+{
+    int any = 0;
+    fputc('[', f);
+    for (unsigned bit = 1; bit <= TB_THERMAL_FLAG_LAST; bit <<= 1)
+        if (flags & bit) {
+            fputs(any++ ? ", " : "", f);
+            tb_json_string(f, tb_thermal_flag_name(bit));
+        }
+    fputc(']', f);
+}
+
+/* ", \"KEY\": X" */
+static void json_field(FILE *f, const char *key, double x)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_number(f, x);
+}
+
+/* The network, and the sustainable power when there is one. */
+static void json_thermal(FILE *f, const tb_fit_report *r)
+{
+    const tb_thermal *th = r->c->thermal;
+    const tb_sustainable *su = r->c->sustainable;
+    fputs(",\n  \"thermal\": {\"power_column\": ", f);
+    tb_json_string(f, r->power);
+    json_field(f, "power_step_W", th->power.step);
+    json_field(f, "power_step_se_W", th->power.se);
+    json_field(f, "load_W", th->power.load);
+    json_field(f, "idle_W", th->power.idle);
+    json_field(f, "power_departure", th->power.departure);
+    json_field(f, "T_start", th->t_start);
+    json_field(f, "start_drift", th->start_drift);
+    fputs(",\n   \"R_th\": ", f);
+    json_estimate(f, &th->r_th);
+    fputs(", \"R_ja\": ", f);
+    json_estimate(f, &th->r_ja);
+    for (int ladder = 0; ladder < 2; ladder++) {
+        fputs(ladder ? ",\n   \"cauer\": [" : ",\n   \"foster\": [", f);
+        for (size_t j = 0; j < th->n; j++) {
+            fputs(j ? ", {\"R\": " : "{\"R\": ", f);
+            json_estimate(f, ladder ? &th->cauer_r[j] : &th->foster_r[j]);
+            fputs(", \"C\": ", f);
+            json_estimate(f, ladder ? &th->cauer_c[j] : &th->foster_c[j]);
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
+    fputs(",\n   \"flags\": ", f);
+    json_thermal_flags(f, th->flags);
+    fputc('}', f);
+    if (!su)
+        return;
+    fputs(",\n  \"sustainable\": {\"trip\": ", f);
+    json_number(f, su->trip);
+    json_field(f, "idle_temp", su->idle_temp);
+    fputs(", \"power_W\": ", f);
+    json_estimate(f, &su->power);
+    json_field(f, "at_power_W", su->at_power);
+    fputs(", \"time_to_trip_s\": ", f);
+    json_estimate(f, &su->time_to_trip);
+    tb_ipa_constants k;
+    if (tb_ipa_constants_compute(su->power.value, su->trip, r->switch_on, &k) == 0)
+        fprintf(f, ", \"sustainable_power_mW\": %u, \"k_po\": %u, \"k_pu\": %u, \"k_i\": %u",
+                k.sustainable_mw, k.k_po, k.k_pu, k.k_i);
+    fputc('}', f);
+}
+
 static void report_json(FILE *f, const tb_fit_report *r, int first)
 {
     const tb_analysed_column *c = r->c;
@@ -121,6 +189,8 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     json_number(f, s->misfit_to);
     fputs(", \"flags\": ", f);
     json_flags(f, fit->flags);
+    if (c->thermal)
+        json_thermal(f, r);
     fputc('}', f);
 }
 
@@ -227,13 +297,118 @@ static void report_text(FILE *f, const tb_fit_report *r)
     }
 }
 
+/* "1.234 [1.200, 1.270]" with three significant digits or more. */
+static void text_quantity(FILE *f, const tb_estimate *e)
+{
+    double a = fabs(e->value), half = (e->hi - e->lo) / 2;
+    int digits = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+    /* an interval narrower than the digits shows two of its own */
+    if (half > 0 && isfinite(half))
+        while (digits < 6 && half < 2 * pow(10, -digits))
+            digits++;
+    text_estimate(f, e, digits);
+}
+
+static void text_thermal(FILE *f, const tb_fit_report *r)
+{
+    const tb_analysed_column *c = r->c;
+    const tb_thermal *th = c->thermal;
+    const tb_sustainable *su = c->sustainable;
+    const char *unit = r->ambient ? " above ambient" : "";
+
+    fprintf(f, "  power step %.4g W", th->power.step);
+    if (th->power.se > 0)
+        fprintf(f, " ± %.2g", th->power.se);
+    if (r->power)
+        fprintf(f, " from %s: load %.4g W less idle %.4g W", r->power, th->power.load,
+                th->power.idle);
+    else if (isfinite(th->power.idle))
+        fprintf(f, " (given), idle %.4g W", th->power.idle);
+    else
+        fputs(" (given)", f);
+    fputc('\n', f);
+    if (isnan(th->start_drift))
+        fputs("  (assumes the board at rest when the load started: no idle part before it "
+              "to check)\n", f);
+    fputs("  R_th ", f);
+    text_quantity(f, &th->r_th);
+    fprintf(f, " K/W   (T∞ less T(0) = %.2f °C%s, over the step)\n", th->t_start, unit);
+    if (isfinite(th->r_ja.value)) {
+        fputs("  R_ja ", f);
+        text_quantity(f, &th->r_ja);
+        fputs(" K/W   (T∞ above ambient over the load's power)\n", f);
+    }
+    fputs("  Foster network (R K/W, C J/K):\n", f);
+    for (size_t j = 0; j < th->n; j++) {
+        fprintf(f, "    R%zu ", j + 1);
+        text_quantity(f, &th->foster_r[j]);
+        fprintf(f, "   C%zu ", j + 1);
+        text_quantity(f, &th->foster_c[j]);
+        if (r->labels && r->labels[j])
+            fprintf(f, "   %s", r->labels[j]);
+        fputc('\n', f);
+    }
+    if (isfinite(th->cauer_r[0].value)) {
+        fputs("  Cauer ladder from the heat source down (R K/W, C J/K):\n", f);
+        for (size_t j = 0; j < th->n; j++) {
+            fprintf(f, "    R%zu ", j + 1);
+            text_quantity(f, &th->cauer_r[j]);
+            fprintf(f, "   C%zu ", j + 1);
+            text_quantity(f, &th->cauer_c[j]);
+            fputc('\n', f);
+        }
+    }
+    if (su) {
+        fprintf(f, "  sustainable power below %g °C", su->trip);
+        if (r->ambient)
+            fprintf(f, " at %g °C ambient", su->idle_temp - th->t_start);
+        fputs(": ", f);
+        text_quantity(f, &su->power);
+        fprintf(f, " W (idle at %.1f °C)\n", su->idle_temp);
+        fprintf(f, "  time to %g °C from idle at %.3g W: ", su->trip, su->at_power);
+        if (isinf(su->time_to_trip.value))
+            fputs("never (its steady state is below the trip point)\n", f);
+        else {
+            text_quantity(f, &su->time_to_trip);
+            fputs(" s\n", f);
+        }
+        tb_ipa_constants k;
+        if (tb_ipa_constants_compute(su->power.value, su->trip, r->switch_on, &k) == 0)
+            fprintf(f, "  device tree: sustainable-power = <%u>; (mW; the power-allocator governor "
+                    "derives k_po %u, k_pu %u, k_i %u with control %g °C, switch-on %s)\n",
+                    k.sustainable_mw, k.k_po, k.k_pu, k.k_i, su->trip,
+                    isnan(r->switch_on) ? "none" : "given");
+    }
+    if (th->flags) {
+        char buf[128];
+        fprintf(f, "  FLAGGED (network): %s\n",
+                tb_thermal_flags_text(th->flags, buf, sizeof buf));
+        if (th->flags & TB_THERMAL_NOT_STEP)
+            fprintf(f, "  the power departs by %.0f %% of the step during the load: the network "
+                    "assumes a step\n", 100 * th->power.departure);
+        if (th->flags & TB_THERMAL_NOT_PASSIVE)
+            fputs("  a term rises the wrong way: no passive network has it (try a lower --order)\n", f);
+        if (th->flags & TB_THERMAL_NOT_AT_REST)
+            fprintf(f, "  the temperature was still moving when the load started (%+.2f °C over "
+                    "the slowest τ): the network assumes a board at rest; a longer idle part "
+                    "(or cool-down) before the load fixes it\n", th->start_drift);
+        if (th->flags & TB_THERMAL_CI_NARROW)
+            fputs("  the noise is autocorrelated: these intervals (from the covariance) are too "
+                  "narrow for T(0), R_th and the fast stages; --ci bootstrap gives honest ones\n", f);
+    }
+}
+
 int tb_report_fit(FILE *f, enum tb_format format, const tb_fit_report *r,
                   int max_order, int first)
 {
     switch (format) {
     case TB_FORMAT_CSV: return report_csv(f, r->c, max_order);
     case TB_FORMAT_JSON: report_json(f, r, first); break;
-    case TB_FORMAT_TEXT: report_text(f, r); break;
+    case TB_FORMAT_TEXT:
+        report_text(f, r);
+        if (r->c->thermal)
+            text_thermal(f, r);
+        break;
     }
     return ferror(f) ? -1 : 0;
 }

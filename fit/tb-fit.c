@@ -42,6 +42,11 @@ struct settings {
     double step;
     enum tb_format format;
     int jobs;
+    int ci_given;
+    /* the thermal network */
+    const char *power;            /* a column, or NULL with power_step */
+    double power_step, idle_power, trip, max_ambient, at_power, switch_on;
+    const char *zth;              /* --zth FILE */
 };
 
 struct job {
@@ -51,6 +56,8 @@ struct job {
     size_t outlen;
     char *msg;              /* its messages for stderr */
     size_t msglen;
+    char *zth;              /* its Zth rows (--zth) */
+    size_t zthlen;
     int status;
     int items;
 };
@@ -67,7 +74,8 @@ static const char usage_text[] =
     "  -c, --column=SPEC      fit this column: header, name, glob or 1-based\n"
     "                         number; may be repeated (default: every °C column\n"
     "                         but the ambient one and constant ones)\n"
-    "      --ambient=COLUMN   subtract this column, interpolated, before fitting\n"
+    "      --ambient=COLUMN|TEMP  subtract this column, interpolated, or this\n"
+    "                         temperature (23C), before fitting\n"
     "      --from=TIME        fit from this time of the run (90, 90s, 5min, 1h);\n"
     "                         default: from its regular sampling, start-up\n"
     "                         samples left out (--from 0 keeps them)\n"
@@ -89,6 +97,20 @@ static const char usage_text[] =
     "                         bootstrap of N resamples (default 200)\n"
     "      --seed=N           seed of the bootstrap (default 1)\n"
     "      --strict           a flagged fit is an error (exit 1)\n"
+    "\n"
+    "Thermal network (with a power):\n"
+    "      --power=COLUMN|POWER  the power step: from this power column (the load's\n"
+    "                         mean less the idle part's before or after the\n"
+    "                         window), or given (2.5W, 2500mW); reports R_th in\n"
+    "                         K/W, the Foster and Cauer networks; the intervals\n"
+    "                         are the bootstrap's unless --ci is given\n"
+    "      --idle-power=POWER the idle power, when the run has no idle part\n"
+    "      --trip=TEMP        the sustainable power below this trip point (85,\n"
+    "                         85C), the time to reach it and a device-tree value\n"
+    "      --max-ambient=TEMP the worst ambient of the trip (needs --ambient)\n"
+    "      --at-power=POWER   the power of the time to trip (default: the run's)\n"
+    "      --switch-on=TEMP   the governor's switch-on trip, for its constants\n"
+    "      --zth=FILE         write Zth(t), measured and model, on a log time grid\n"
     "\n"
     "Run length:\n"
     "      --run-length       fit growing prefixes of the run and report from\n"
@@ -113,7 +135,8 @@ static int usage_error(const char *fmt, const char *arg)
 
 enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
-    OPT_TOLERANCE, OPT_STEP,
+    OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
+    OPT_SWITCH_ON, OPT_ZTH,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -125,12 +148,29 @@ static const struct option own_options[] = {
     {"run-length", no_argument, NULL, OPT_RUN_LENGTH},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"step", required_argument, NULL, OPT_STEP},
+    {"power", required_argument, NULL, OPT_POWER},
+    {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
+    {"trip", required_argument, NULL, OPT_TRIP},
+    {"max-ambient", required_argument, NULL, OPT_MAX_AMBIENT},
+    {"at-power", required_argument, NULL, OPT_AT_POWER},
+    {"switch-on", required_argument, NULL, OPT_SWITCH_ON},
+    {"zth", required_argument, NULL, OPT_ZTH},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* A power (2.5W, 2500mW, or a number of W) or a temperature (85C, 85°C,
+ * or a number of °C); 0, or -1. */
+static int parse_quantity(const char *arg, const char *unit, double *x)
+{
+    int rc = tb_cli_quantity(arg, unit, x);
+    if (rc == 0)
+        rc = tb_cli_number(arg, x) == 0 && isfinite(*x) ? 1 : -1;
+    return rc == 1 ? 0 : -1;
+}
 
 static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
 {
@@ -156,7 +196,40 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                 return usage_error("%s", "out of memory");
             break;
         case OPT_SHARED_TAU: s->shared_tau = 1; break;
+        case OPT_POWER:
+            switch (tb_cli_quantity(optarg, "W", &s->power_step)) {
+            case 1:
+                if (!(s->power_step > 0))
+                    return usage_error("--power wants a positive power, not '%s'", optarg);
+                s->power = NULL;
+                break;
+            case 0: s->power = optarg; s->power_step = NAN; break;
+            default: return usage_error("--power wants a column or a power such as 2.5W, not '%s'", optarg);
+            }
+            break;
+        case OPT_IDLE_POWER:
+            if (parse_quantity(optarg, "W", &s->idle_power) < 0 || s->idle_power < 0)
+                return usage_error("--idle-power wants a power of 0 or more, such as 1.2W, not '%s'", optarg);
+            break;
+        case OPT_AT_POWER:
+            if (parse_quantity(optarg, "W", &s->at_power) < 0 || !(s->at_power > 0))
+                return usage_error("--at-power wants a positive power, such as 4W, not '%s'", optarg);
+            break;
+        case OPT_TRIP:
+            if (parse_quantity(optarg, "C", &s->trip) < 0)
+                return usage_error("--trip wants a temperature, such as 85C, not '%s'", optarg);
+            break;
+        case OPT_MAX_AMBIENT:
+            if (parse_quantity(optarg, "C", &s->max_ambient) < 0)
+                return usage_error("--max-ambient wants a temperature, such as 45C, not '%s'", optarg);
+            break;
+        case OPT_SWITCH_ON:
+            if (parse_quantity(optarg, "C", &s->switch_on) < 0)
+                return usage_error("--switch-on wants a temperature, such as 65C, not '%s'", optarg);
+            break;
+        case OPT_ZTH: s->zth = optarg; break;
         case OPT_CI:
+            s->ci_given = 1;
             if (strcmp(optarg, "hac") == 0) {
                 s->m.fit.ci = TB_CI_HAC;
             } else if (strcmp(optarg, "covariance") == 0) {
@@ -221,6 +294,25 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", err);
     if (s->run_length && (s->shared_tau || s->m.auto_order))
         return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
+    int power = s->power || !isnan(s->power_step);
+    if (!power && (s->zth || !isnan(s->idle_power) || !isnan(s->trip)))
+        return usage_error("%s", "--zth, --idle-power and --trip need --power");
+    if (power && s->run_length)
+        return usage_error("%s", "--power and --run-length: one of them");
+    if (isnan(s->trip) && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
+        return usage_error("%s", "--max-ambient, --at-power and --switch-on need --trip");
+    if (!isnan(s->trip) && s->m.ambient && isnan(s->max_ambient))
+        return usage_error("%s", "--trip with --ambient needs --max-ambient: the worst ambient");
+    if (!isnan(s->max_ambient) && !s->m.ambient)
+        return usage_error("%s", "--max-ambient needs the run's own ambient: --ambient COLUMN|TEMP");
+    if (!isnan(s->switch_on) && !(s->switch_on < s->trip))
+        return usage_error("%s", "--switch-on must be below --trip");
+    /* The network's intervals rest on the fast terms, whose covariance
+     * intervals are too narrow under autocorrelated noise. */
+    if (power && !s->ci_given) {
+        s->m.fit.ci = TB_CI_BOOTSTRAP;
+        s->m.fit.bootstrap = 200;
+    }
     return -1;
 }
 
@@ -266,6 +358,12 @@ static tb_analysis_options analysis_options(const struct settings *s)
     o.tolerance = s->tolerance;
     o.run_length = s->run_length;
     o.step = s->step;
+    o.power = s->power;
+    o.power_step = s->power_step;
+    o.idle_power = s->idle_power;
+    o.trip = s->trip;
+    o.max_ambient = s->max_ambient;
+    o.at_power = s->at_power;
     return o;
 }
 
@@ -286,6 +384,8 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
             .labels = tb_model_labels(&s->m, c->fit),
             .level = s->m.fit.level,
             .auto_order = s->m.auto_order,
+            .power = s->power,
+            .switch_on = s->switch_on,
         };
         rc = tb_report_fit(out, s->format, &r,
                            s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order, 0);
@@ -306,16 +406,34 @@ static int check_strict(const struct settings *s, const tb_fit *fit, FILE *msg,
     return TB_EXIT_FIT;
 }
 
+/* The Zth rows of column C (--zth): file,column,t_s,points,data,model. */
+static int write_zth(FILE *f, const tb_analysed_column *c)
+{
+    tb_zth_point *z;
+    ssize_t n = tb_thermal_zth(c->fit, c->series, c->t, c->y, c->n, c->thermal->power.step, 20, &z);
+    if (n < 0)
+        return -1;
+    for (ssize_t i = 0; i < n; i++) {
+        tb_csv_write_string(f, c->source);
+        fputc(',', f);
+        tb_csv_write_string(f, c->column->name);
+        fprintf(f, ",%.17g,%zu,%.17g,%.17g\n", z[i].t, z[i].n, z[i].data, z[i].model);
+    }
+    free(z);
+    return 0;
+}
+
 /* The analysis of a job's files, reported into memory. */
 static void run_job(const struct settings *s, struct job *job)
 {
     FILE *out = open_memstream(&job->out, &job->outlen);
     FILE *msg = open_memstream(&job->msg, &job->msglen);
+    FILE *zth = s->zth ? open_memstream(&job->zth, &job->zthlen) : NULL;
     tb_analysis_options o = analysis_options(s);
     char err[TB_ERRMAX];
     tb_analysis *a = NULL;
 
-    if (!out || !msg) {
+    if (!out || !msg || (s->zth && !zth)) {
         job->status = TB_EXIT_OUTPUT;
         goto done;
     }
@@ -337,6 +455,10 @@ static void run_job(const struct settings *s, struct job *job)
             job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
         job->items++;
+        if (zth && c->thermal && write_zth(zth, c) < 0) {
+            say(msg, "out of memory");
+            job->status = worst_status(job->status, TB_EXIT_OUTPUT);
+        }
         if (s->run_length)
             continue;
         if (s->shared_tau && i == 0)
@@ -352,6 +474,8 @@ done:
         fclose(out);
     if (msg)
         fclose(msg);
+    if (zth)
+        fclose(zth);
 }
 
 /* --- workers ---------------------------------------------------------------- */
@@ -369,7 +493,9 @@ static void work_on_job(void *ctx, size_t i)
 
 int main(int argc, char **argv)
 {
-    struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1};
+    struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
+                         .power_step = NAN, .idle_power = NAN, .trip = NAN, .max_ambient = NAN,
+                         .at_power = NAN, .switch_on = NAN};
     struct tb_paths paths = {0};
     tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);
@@ -394,10 +520,24 @@ int main(int argc, char **argv)
         return TB_EXIT_INPUT;
     }
 
+    FILE *zth = NULL;
+    if (s.zth) {
+        if (!(zth = fopen(s.zth, "w"))) {
+            fprintf(stderr, "tb-fit: --zth %s: cannot open: %s\n", s.zth, strerror(errno));
+            tb_paths_free(&paths);
+            free(s.columns);
+            free(s.work);
+            tb_model_settings_free(&s.m);
+            return TB_EXIT_OUTPUT;
+        }
+        fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", zth);
+    }
     size_t njobs = s.shared_tau ? 1 : paths.n;
     struct job *jobs = calloc(njobs, sizeof *jobs);
     if (!jobs) {
         fputs("tb-fit: out of memory\n", stderr);
+        if (zth)
+            fclose(zth);
         return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < njobs; i++) {
@@ -410,6 +550,8 @@ int main(int argc, char **argv)
     struct tb_work_pool pool;
     if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
         fputs("tb-fit: out of memory\n", stderr);
+        if (zth)
+            fclose(zth);
         free(jobs);
         tb_paths_free(&paths);
         free(s.columns);
@@ -445,8 +587,11 @@ int main(int argc, char **argv)
         if (jobs[i].msglen > 0)
             fputs(jobs[i].msg, stderr);
         status = worst_status(status, jobs[i].status);
+        if (zth && jobs[i].zthlen > 0)
+            fwrite(jobs[i].zth, 1, jobs[i].zthlen, zth);
         free(jobs[i].out);
         free(jobs[i].msg);
+        free(jobs[i].zth);
     }
     tb_work_pool_finish(&pool);
     if (s.format == TB_FORMAT_JSON)
@@ -457,6 +602,10 @@ int main(int argc, char **argv)
     free(s.columns);
     free(s.work);
     tb_model_settings_free(&s.m);
+    if (zth && (ferror(zth) | fclose(zth)) != 0) {
+        fprintf(stderr, "tb-fit: --zth %s: write error: %s\n", s.zth, strerror(errno));
+        status = TB_EXIT_OUTPUT;
+    }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
         return TB_EXIT_OUTPUT;

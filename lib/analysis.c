@@ -22,6 +22,9 @@ struct column {
     tb_analysed_column pub;
     double *t, *y;
     tb_run_length rl;
+    const tb_column *power;      /* the run's power column, or NULL */
+    tb_thermal thermal;
+    tb_sustainable sustainable;
     char *error;
 };
 
@@ -47,6 +50,12 @@ tb_analysis_options tb_analysis_default_options(void)
         .to = INFINITY,
         .tolerance = 0.5,
         .step = 60,
+        .ambient_temp = NAN,
+        .power_step = NAN,
+        .idle_power = NAN,
+        .trip = NAN,
+        .max_ambient = NAN,
+        .at_power = NAN,
     };
 }
 
@@ -82,6 +91,40 @@ static double from_of(const tb_analysis_options *o)
     return isnan(o->from) ? 0 : o->from;
 }
 
+/* The power options against each other; 0, or -1 with ERR. */
+static int check_power_options(const tb_analysis_options *o, char *err, size_t errlen)
+{
+    int power = o->power || !isnan(o->power_step);
+    int relative = o->ambient || !isnan(o->ambient_temp);
+    const char *e = NULL;
+
+    if (o->ambient && !isnan(o->ambient_temp))
+        e = "an ambient column and an ambient temperature: one of them";
+    else if (!isnan(o->ambient_temp) && !isfinite(o->ambient_temp))
+        e = "the ambient temperature must be finite";
+    else if (o->power && !isnan(o->power_step))
+        e = "a power column and a power step given: one of them";
+    else if (!isnan(o->power_step) && !(o->power_step > 0 && isfinite(o->power_step)))
+        e = "the power step must be a positive number of W";
+    else if (!isnan(o->idle_power) && !(o->idle_power >= 0 && isfinite(o->idle_power)))
+        e = "the idle power must be a number of W, 0 or more";
+    else if (!power && (!isnan(o->idle_power) || !isnan(o->trip)))
+        e = "an idle power or a trip point needs the power: a power column or step";
+    else if (!isnan(o->trip) && !isfinite(o->trip))
+        e = "the trip point must be finite";
+    else if (isnan(o->trip) && (!isnan(o->max_ambient) || !isnan(o->at_power)))
+        e = "a worst ambient or a power for the time to trip needs a trip point";
+    else if (!isnan(o->trip) && relative && isnan(o->max_ambient))
+        e = "with an ambient subtracted, the trip point needs the worst ambient it is for";
+    else if (!isnan(o->max_ambient) && !relative)
+        e = "the worst ambient needs the run's own: an ambient column or temperature";
+    else if (!isnan(o->at_power) && !(o->at_power > 0 && isfinite(o->at_power)))
+        e = "the power of the time to trip must be a positive number of W";
+    if (e)
+        snprintf(err, errlen, "%s", e);
+    return e ? -1 : 0;
+}
+
 static int check_options(const tb_analysis_options *o, char *err, size_t errlen)
 {
     if ((!isnan(o->from) && !(o->from >= 0)) || !(o->to > (isnan(o->from) ? 0 : o->from))) {
@@ -104,7 +147,7 @@ static int check_options(const tb_analysis_options *o, char *err, size_t errlen)
         snprintf(err, errlen, "the tolerance must be positive, not %g", o->tolerance);
         return -1;
     }
-    return 0;
+    return check_power_options(o, err, errlen);
 }
 
 /* --- preparing the columns of one run -------------------------------------- */
@@ -223,6 +266,16 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
             ambient = (ssize_t)i;
         }
     }
+    const tb_column *power = NULL;
+    if (o->power) {
+        size_t i;
+        if (tb_run_select(run, o->power, &i, 1, err, sizeof err) < 0) {
+            say(a, "power column: %s", err);
+            raise_status(a, TB_STATUS_INPUT);
+        } else {
+            power = tb_run_column(run, i);
+        }
+    }
     size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
     if (!idx) {
         a->out_of_memory = 1;
@@ -268,8 +321,12 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
             free(y);
             break;
         }
+        if (!isnan(o->ambient_temp))
+            for (size_t i = 0; i < n; i++)
+                y[i] -= o->ambient_temp;
         col->t = t;
         col->y = y;
+        col->power = power;
         col->pub = (tb_analysed_column){
             .run = run, .source = file, .index = idx[k], .column = c,
             .t = t, .y = y, .n = n, .startup = startup, .ops_per_s = ops,
@@ -403,6 +460,51 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
     }
 }
 
+/* --- thermal networks -------------------------------------------------------- */
+
+/* The network of each fitted column under the power step, and its
+ * sustainable power when a trip point is given. */
+static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
+{
+    int relative = o->ambient || !isnan(o->ambient_temp);
+    char err[TB_ERRMAX];
+
+    for (size_t i = 0; i < a->ncols; i++) {
+        struct column *c = &a->cols[i];
+        const tb_analysed_column *p = &c->pub;
+        tb_power_step ps;
+        if (!p->fit)
+            continue;
+        if (c->power) {
+            if (tb_power_step_measure(c->power, p->t[0], p->t[p->n - 1], o->idle_power, &ps, err,
+                                      sizeof err) < 0) {
+                say(a, "%s: %s: %s", p->source, p->column->name, err);
+                raise_status(a, TB_STATUS_INPUT);
+                continue;
+            }
+        } else {
+            ps = (tb_power_step){.step = o->power_step, .load = o->idle_power + o->power_step,
+                                 .idle = o->idle_power};
+        }
+        if (tb_thermal_from_fit(p->fit, p->series, &ps, relative, &c->thermal, err,
+                                sizeof err) < 0) {
+            fail_column(a, c, "the thermal network", err);
+            continue;
+        }
+        c->pub.thermal = &c->thermal;
+        tb_thermal_check_start(p->fit, p->series, p->column, p->t[0], &c->thermal);
+        if (isnan(o->trip))
+            continue;
+        if (tb_thermal_sustainable(p->fit, p->series, &c->thermal, o->trip,
+                                   relative ? o->max_ambient : 0, o->at_power, &c->sustainable,
+                                   err, sizeof err) < 0) {
+            fail_column(a, c, "the sustainable power", err);
+            continue;
+        }
+        c->pub.sustainable = &c->sustainable;
+    }
+}
+
 /* --- the analysis -------------------------------------------------------------- */
 
 static tb_analysis *analyse(tb_analysis *a, const tb_analysis_options *opt, char *err,
@@ -415,6 +517,8 @@ static tb_analysis *analyse(tb_analysis *a, const tb_analysis_options *opt, char
             prepare_run(a, &o, a->runs[r]);
     if (!a->out_of_memory)
         fit_all(a, &o);
+    if (!a->out_of_memory && (o.power || !isnan(o.power_step)))
+        thermal_all(a, &o);
     if (a->out_of_memory) {
         snprintf(err, errlen, "out of memory");
         tb_analysis_free(a);

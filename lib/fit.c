@@ -59,6 +59,7 @@ void tb_fit_clear(tb_fit *fit)
     if (!fit)
         return;
     free(fit->series);
+    free(fit->replicates);
     memset(fit, 0, sizeof *fit);
 }
 
@@ -372,6 +373,16 @@ static int covariance_intervals(const struct vp *vp, const tb_series *series, tb
             e->hi = e->value + half;
         }
     }
+    /* Each series' block of it, for the quantities derived from its θ
+     * (tb_fit_derive()): its own T∞ and k, and the shared τ. */
+    size_t d = q + n;
+    for (size_t k = 0; k < vp->ns; k++)
+        for (size_t a = 0; a < d; a++)
+            for (size_t b = 0; b < d; b++) {
+                size_t pa = a < q ? k * q + a : vp->ns * q + a - q;
+                size_t pb = b < q ? k * q + b : vp->ns * q + b - q;
+                fit->series[k].cov[a * d + b] = gsl_matrix_get(C, pa, pb) * scale;
+            }
     for (size_t j = 0; j < n; j++) {
         size_t p = vp->ns * q + j;
         double tau = fit->tau[j].value;
@@ -518,6 +529,8 @@ static int fit_fill(tb_fit *fit, const struct vp *vp, const tb_series *s,
         fs->t0 = s[k].t[0];
         fs->duration = s[k].t[s[k].n - 1] - s[k].t[0];
         gsl_blas_ddot(vs->r, vs->r, &fs->rss);
+        for (size_t a = 0; a < TB_FIT_MAX_PARAMS * TB_FIT_MAX_PARAMS; a++)
+            fs->cov[a] = NAN;
     }
     return 0;
 }
@@ -562,6 +575,7 @@ static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     if (!converged)
         fit->flags |= TB_FIT_NO_CONVERGENCE;
     fit->ci = opt.ci;
+    fit->level = opt.level;
     int ci = opt.ci == TB_CI_BOOTSTRAP ? fit_bootstrap(vp, s, fit, &opt)
                                        : covariance_intervals(vp, s, fit, opt.level, opt.ci);
     if (ci < 0 || fit->dof == 0)

@@ -134,6 +134,11 @@ int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
         percentile_interval(col, done, opt->level, e);
     }
     free(col);
+    /* kept: quantities derived from the fit take their intervals from the
+     * same resamples (tb_fit_derive()) */
+    fit->replicates = vals;
+    fit->nreplicates = done;
+    vals = NULL;
     rc = 0;
 out:
     vp_free(bvp);

@@ -216,6 +216,9 @@ enum tb_number_status tb_number_parse(const char *s, size_t len, double *x);
  */
 #define TB_FIT_MAX_ORDER 4
 
+/* The parameters of one series, θ = (T∞, k₁ … kₙ, τ₁ … τₙ): 2n + 1. */
+#define TB_FIT_MAX_PARAMS (2 * TB_FIT_MAX_ORDER + 1)
+
 /* A series to fit: N points (T[i] s, Y[i] °C), T ascending.  Not owned. */
 typedef struct tb_series {
     const double *t;
@@ -301,6 +304,12 @@ typedef struct tb_fit_series {
     double misfit_from, misfit_to;      /* where: s after the first point */
     double order_t_inf;                 /* T∞ of the next order, when
                                            tb_fit_check_order() ran; NaN */
+    double cov[TB_FIT_MAX_PARAMS * TB_FIT_MAX_PARAMS];
+                                        /* covariance of its θ (see
+                                           tb_fit_theta()), 2n + 1 to a row,
+                                           that
+                                           the intervals came from; NaN with
+                                           the bootstrap or without them */
 } tb_fit_series;
 
 typedef struct tb_fit {
@@ -321,6 +330,12 @@ typedef struct tb_fit {
                                            longest block, in points */
     size_t ci_failed;                   /* bootstrap resamples that could
                                            not be refitted (left out) */
+    double level;                       /* of the intervals */
+    double *replicates;                 /* bootstrap: each resample's
+                                           (T∞, k₁ … kₙ) of every series in
+                                           turn, then τ₁ … τₙ; owned.  NULL
+                                           with the other methods */
+    size_t nreplicates;
 } tb_fit;
 
 /*
@@ -358,6 +373,25 @@ int tb_fit_series_auto(const tb_series *s, size_t nseries,
  */
 int tb_fit_check_order(const tb_series *s, size_t nseries, const tb_fit_options *opt,
                        tb_fit *fit);
+
+/* θ of series I of FIT, (T∞, k₁ … kₙ, τ₁ … τₙ), into THETA (2n + 1
+ * values); returns 2n + 1. */
+size_t tb_fit_theta(const tb_fit *fit, size_t i, double *theta);
+
+/*
+ * The estimate and interval, at FIT's level, of a quantity derived from
+ * series I of FIT: G(θ, X, CTX), with θ as tb_fit_theta() gives it and X
+ * an input measured apart from the fit (a power step) with standard
+ * error X_SE (0: known exactly).  The interval is propagated as the fit's
+ * own: from its covariance by the delta method (a numerical gradient;
+ * in ln G when POSITIVE, so that it stays positive, as τ's do), or over
+ * its bootstrap resamples (percentiles, X drawn from a normal law with a
+ * fixed seed).  0, or -1 when FIT has no intervals or G is not finite at
+ * the estimate (E's lo and hi are then NaN, its value G(θ) still).
+ */
+int tb_fit_derive(const tb_fit *fit, size_t i,
+                  double (*g)(const double *theta, double x, void *ctx), void *ctx,
+                  double x, double x_se, int positive, tb_estimate *e);
 
 /* The fitted model of series I at time T (s after its first point). */
 double tb_fit_eval(const tb_fit *fit, size_t i, double t);
@@ -472,6 +506,158 @@ int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
 void tb_run_length_clear(tb_run_length *rl);   /* NULL is accepted */
 
 /* ------------------------------------------------------------------ */
+/* Power: from temperature curves to thermal resistance               */
+/* ------------------------------------------------------------------ */
+
+/* The power step of a run: the load's level less the idle level. */
+typedef struct tb_power_step {
+    double step;          /* ΔP, W */
+    double se;            /* its standard error, W (0 when given) */
+    double load, idle;    /* the levels, W; NaN where not measured */
+    double departure;     /* the largest departure of a tenth of the load
+                             from the load's mean, as a share of ΔP */
+    int not_step;         /* departure over TB_POWER_STEP_SHARE */
+} tb_power_step;
+
+#define TB_POWER_STEP_SHARE 0.1
+
+/*
+ * Measure the step of the power column POWER (in W): the mean of its
+ * points within FROM <= t <= TO (the load) less IDLE, or, when IDLE is
+ * NaN, less the mean of its points outside the window (an idle part
+ * before the load or after it: at least 5 points over 10 sampling
+ * periods).  The standard errors are by batch means over tenths, which
+ * hold under autocorrelated noise.  0, or -1 with a message in ERR: not
+ * a power, too few points, no idle part, a step that is not positive.
+ */
+int tb_power_step_measure(const tb_column *power, double from, double to, double idle,
+                          tb_power_step *ps, char *err, size_t errlen);
+
+/* Why a thermal network should not be trusted as it is. */
+enum tb_thermal_flag {
+    TB_THERMAL_NOT_STEP = 1 << 0,     /* the power is not a step */
+    TB_THERMAL_NOT_PASSIVE = 1 << 1,  /* a term rises the wrong way (kᵢ >
+                                         0): no RC network has it, and no
+                                         Cauer ladder is given */
+    TB_THERMAL_NOT_AT_REST = 1 << 3,  /* the temperature still moved when
+                                         the load started: the network
+                                         assumes idle equilibrium there */
+    TB_THERMAL_CI_NARROW = 1 << 2,    /* intervals from the covariance of a
+                                         fit whose noise is autocorrelated
+                                         (over 5 HAC lags): those of T(0),
+                                         R_th and the fast stages come out
+                                         too narrow; the bootstrap's hold */
+};
+
+/* A run's temperature curve as a thermal network under its power step. */
+typedef struct tb_thermal {
+    tb_power_step power;
+    size_t n;                           /* stages: the fit's order */
+    double t_start;                     /* the fitted T(0), °C */
+    tb_estimate r_th;                   /* (T∞ − T(0))/ΔP, K/W */
+    tb_estimate r_ja;                   /* T∞/(idle + ΔP) when the fit is
+                                           of the rise over an ambient and
+                                           the idle power is known; NaN */
+    tb_estimate foster_r[TB_FIT_MAX_ORDER];  /* Rᵢ = −kᵢ/ΔP, fastest first */
+    tb_estimate foster_c[TB_FIT_MAX_ORDER];  /* Cᵢ = τᵢ/Rᵢ, J/K */
+    tb_estimate cauer_r[TB_FIT_MAX_ORDER];   /* from the power's node down */
+    tb_estimate cauer_c[TB_FIT_MAX_ORDER];
+    double start_drift;                 /* K: how far the temperature would
+                                           move over the slowest τ at its
+                                           slope before the load
+                                           (tb_thermal_check_start()); NaN
+                                           when not checked */
+    unsigned flags;                     /* enum tb_thermal_flag */
+} tb_thermal;
+
+/*
+ * The network of series I of FIT (fitted with TB_FIT_MAX_ORDER or fewer
+ * terms) under the power step PS; RELATIVE: the series is a rise over an
+ * ambient (R_ja is then given).  Intervals are the fit's, propagated with
+ * ΔP's standard error (tb_fit_derive()); a fit flagged extrapolated has
+ * its R_th interval widened to hold the next order's T∞ as T∞'s is.  0,
+ * or -1 with a message in ERR when ΔP is not positive.
+ */
+int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, int relative,
+                        tb_thermal *th, char *err, size_t errlen);
+
+#define TB_THERMAL_FLAG_LAST TB_THERMAL_NOT_AT_REST
+
+/*
+ * Whether the board was at rest when the load started at time START: the
+ * slope of column TEMP over the second half of its points before START
+ * (at least 10), times the slowest τ of series I of TH's fit, is how far
+ * the temperature was still heading; over 5 % of the step's rise, TH is
+ * flagged TB_THERMAL_NOT_AT_REST, as its kᵢ then mix the load's response
+ * with the way the board was going.  TH->start_drift gets it.  0, or -1
+ * when there are too few points before START to tell (nothing changed).
+ */
+int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double start,
+                           tb_thermal *th);
+
+/* The short name of one flag ("not_passive"), or NULL. */
+const char *tb_thermal_flag_name(unsigned flag);
+
+/* The flags as "a;b" ("" when none) into BUF of SIZE bytes; BUF. */
+const char *tb_thermal_flags_text(unsigned flags, char *buf, size_t size);
+
+/* Zth(t) = ΔT(t)/ΔP on a log time grid: the data, averaged over each bin
+ * of the grid, and the model over the same points. */
+typedef struct tb_zth_point {
+    double t;             /* s after the first point: the bin's mean time */
+    size_t n;             /* points in the bin */
+    double data;          /* K/W */
+    double model;         /* K/W */
+} tb_zth_point;
+
+/*
+ * The Zth curve of series I of FIT, whose points are T and Y (N of them,
+ * T in the run's time), under the step DP, PER_DECADE bins to a decade
+ * from the first sampling period to the end.  Allocates *POINTS (free()
+ * it) and returns how many, or -1 when memory runs out.
+ */
+ssize_t tb_thermal_zth(const tb_fit *fit, size_t i, const double *t, const double *y, size_t n,
+                       double dp, int per_decade, tb_zth_point **points);
+
+/* The power a board sustains below a trip point, and how long it takes
+ * to reach it. */
+typedef struct tb_sustainable {
+    double trip;          /* °C */
+    double idle_temp;     /* °C at idle, at the ambient asked for */
+    tb_estimate power;    /* W: idle + (trip − idle_temp)/R_th */
+    double at_power;      /* W of the time to trip */
+    tb_estimate time_to_trip;  /* s from idle at AT_POWER; +∞: never */
+} tb_sustainable;
+
+/*
+ * Sustainable power and time to trip of series I of FIT, whose network TH
+ * knows its idle power: the series' temperatures plus OFFSET (the worst
+ * ambient when the series is a rise over an ambient, 0 when it is the
+ * temperature itself) are held below TRIP.  AT_POWER (W) is the power of
+ * the time to trip, from idle equilibrium; NaN for the run's load power.
+ * 0, or -1 with a message in ERR: no idle power, a trip at or below the
+ * ambient, a network that is not passive.
+ */
+int tb_thermal_sustainable(const tb_fit *fit, size_t i, const tb_thermal *th, double trip,
+                           double offset, double at_power, tb_sustainable *su,
+                           char *err, size_t errlen);
+
+/* The constants Linux's power-allocator governor derives from a thermal
+ * zone's sustainable power when the zone gives none of its own
+ * (drivers/thermal/gov_power_allocator.c, estimate_pid_constants(), as
+ * since Linux 5.11): with the threshold T = control − switch-on
+ * temperature in m°C (switch-on 0 when the zone has no such trip),
+ * k_po = (P·2¹⁰)/T, k_pu = (2P·2¹⁰)/T and k_i = max(k_pu/10, 1), in
+ * 10-bit fixed point and integer arithmetic.  0, or -1 when the
+ * threshold is not positive or the power is not a positive mW count. */
+typedef struct tb_ipa_constants {
+    unsigned sustainable_mw;
+    unsigned k_po, k_pu, k_i;
+} tb_ipa_constants;
+int tb_ipa_constants_compute(double sustainable_w, double control_c, double switch_on_c,
+                             tb_ipa_constants *k);
+
+/* ------------------------------------------------------------------ */
 /* Analysis: from runs to fitted columns, as every tbkit tool does it   */
 /* ------------------------------------------------------------------ */
 
@@ -502,6 +688,21 @@ typedef struct tb_analysis_options {
                                        each column too (needs a fixed order
                                        and no shared τ) */
     double step;                    /* s, of the run length; default 60 */
+    double ambient_temp;            /* °C subtracted as a constant ambient
+                                       (not with .ambient); default NaN */
+    /* The thermal network (tb_thermal_from_fit()) of each fitted column,
+     * under the step of a power column or one given: */
+    const char *power;              /* a power column (W), as for
+                                       tb_run_select(); NULL for none */
+    double power_step;              /* W: the step given instead; NaN */
+    double idle_power;              /* W; NaN: from the power column's idle
+                                       part (tb_power_step_measure()) */
+    double trip;                    /* °C: the sustainable power below it
+                                       (tb_thermal_sustainable()); NaN */
+    double max_ambient;             /* °C: the worst ambient it is for;
+                                       with an ambient subtracted only */
+    double at_power;                /* W of the time to trip; NaN: the
+                                       run's load power */
 } tb_analysis_options;
 
 tb_analysis_options tb_analysis_default_options(void);
@@ -537,6 +738,9 @@ typedef struct tb_analysed_column {
     double settle;                  /* s until the fit stays within the
                                        tolerance of T∞; NaN without a fit */
     const tb_run_length *run_length;/* when asked and it could be found */
+    const tb_thermal *thermal;      /* its network, when a power was given
+                                       and it could be found; else NULL */
+    const tb_sustainable *sustainable; /* with a trip point; else NULL */
 } tb_analysed_column;
 
 typedef struct tb_analysis tb_analysis;
@@ -714,6 +918,15 @@ int tb_modes_from_cauer(const double *r, const double *c, size_t n, tb_modes *m)
 /* Advance the modes' state M (n values) by DT seconds at constant power P:
  * exact for a power held over the step. */
 void tb_modes_step(const tb_modes *m, double *state, double p, double dt);
+
+/* The Cauer ladder (as tb_modes_from_cauer() takes it) whose modes are M:
+ * the inverse problem, solved by a Lanczos tridiagonalisation (with full
+ * reorthogonalisation) of the modes' rates with the start vector their
+ * gains give; stable for the up to TB_FIT_MAX_ORDER stages.  0, or -1 when
+ * a gain or τ is not positive (a network with such a term is not passive
+ * and has no ladder). */
+int tb_cauer_from_modes(const tb_modes *m, double *r, double *c);
+
 
 #ifdef __cplusplus
 }

@@ -99,3 +99,67 @@ void tb_modes_step(const tb_modes *m, double *state, double p, double dt)
         state[i] = state[i] * a + m->gain[i] * p * (1 - a);
     }
 }
+
+int tb_cauer_from_modes(const tb_modes *m, double *r, double *c)
+{
+    size_t n = m->n;
+    double lambda[TB_FIT_MAX_ORDER], q[TB_FIT_MAX_ORDER][TB_FIT_MAX_ORDER];
+    double alpha[TB_FIT_MAX_ORDER], beta[TB_FIT_MAX_ORDER], sum = 0;
+
+    if (n < 1 || n > TB_FIT_MAX_ORDER)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(m->tau[i] > 0) || !(m->gain[i] > 0) || !isfinite(m->tau[i]) ||
+            !isfinite(m->gain[i]))
+            return -1;
+        lambda[i] = 1 / m->tau[i];
+        sum += m->gain[i] * lambda[i];
+    }
+    /* The ladder's matrix C^-½ G C^-½ has the rates λᵢ as eigenvalues and
+     * first components vᵢ with vᵢ² = gᵢλᵢC₁ (see tb_modes_from_cauer()):
+     * Σ vᵢ² = 1 gives C₁, and Lanczos from v on diag(λ) gives the matrix. */
+    double c1 = 1 / sum;
+    for (size_t i = 0; i < n; i++)
+        q[0][i] = sqrt(m->gain[i] * lambda[i] * c1);
+    for (size_t k = 0; k < n; k++) {
+        double w[TB_FIT_MAX_ORDER];
+        alpha[k] = 0;
+        for (size_t i = 0; i < n; i++)
+            alpha[k] += q[k][i] * lambda[i] * q[k][i];
+        if (k + 1 == n)
+            break;
+        for (size_t i = 0; i < n; i++)
+            w[i] = lambda[i] * q[k][i];
+        /* full reorthogonalisation, twice: n is at most 4 */
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t j = 0; j <= k; j++) {
+                double d = 0;
+                for (size_t i = 0; i < n; i++)
+                    d += w[i] * q[j][i];
+                for (size_t i = 0; i < n; i++)
+                    w[i] -= d * q[j][i];
+            }
+        double norm = 0;
+        for (size_t i = 0; i < n; i++)
+            norm += w[i] * w[i];
+        beta[k] = sqrt(norm);
+        if (!(beta[k] > 0))
+            return -1;   /* two equal τ: fewer stages than terms */
+        for (size_t i = 0; i < n; i++)
+            q[k + 1][i] = w[i] / beta[k];
+    }
+    /* Read the ladder off the tridiagonal matrix: the diagonal is
+     * (1/Rₖ₋₁ + 1/Rₖ)/Cₖ, the off-diagonal (1/Rₖ)/√(CₖCₖ₊₁). */
+    double g_up = 0;
+    c[0] = c1;
+    for (size_t k = 0; k < n; k++) {
+        double g_down = alpha[k] * c[k] - g_up;
+        if (!(g_down > 0) || !isfinite(g_down))
+            return -1;
+        r[k] = 1 / g_down;
+        if (k + 1 < n)
+            c[k + 1] = g_down * g_down / (beta[k] * beta[k] * c[k]);
+        g_up = g_down;
+    }
+    return 0;
+}
