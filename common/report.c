@@ -392,9 +392,6 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
             fprintf(f, "  the temperature was still moving when the load started (%+.2f °C over "
                     "the slowest τ): the network assumes a board at rest; a longer idle part "
                     "(or cool-down) before the load fixes it\n", th->start_drift);
-        if (th->flags & TB_THERMAL_CI_NARROW)
-            fputs("  the noise is autocorrelated: these intervals (from the covariance) are too "
-                  "narrow for T(0), R_th and the fast stages; --ci bootstrap gives honest ones\n", f);
     }
 }
 

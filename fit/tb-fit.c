@@ -42,7 +42,6 @@ struct settings {
     double step;
     enum tb_format format;
     int jobs;
-    int ci_given;
     /* the thermal network */
     const char *power;            /* a column, or NULL with power_step */
     double power_step, idle_power, trip, max_ambient, at_power, switch_on;
@@ -102,8 +101,7 @@ static const char usage_text[] =
     "      --power=COLUMN|POWER  the power step: from this power column (the load's\n"
     "                         mean less the idle part's before or after the\n"
     "                         window), or given (2.5W, 2500mW); reports R_th in\n"
-    "                         K/W, the Foster and Cauer networks; the intervals\n"
-    "                         are the bootstrap's unless --ci is given\n"
+    "                         K/W, the Foster and Cauer networks\n"
     "      --idle-power=POWER the idle power, when the run has no idle part\n"
     "      --trip=TEMP        the sustainable power below this trip point (85,\n"
     "                         85C), the time to reach it and a device-tree value\n"
@@ -229,7 +227,6 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             break;
         case OPT_ZTH: s->zth = optarg; break;
         case OPT_CI:
-            s->ci_given = 1;
             if (strcmp(optarg, "hac") == 0) {
                 s->m.fit.ci = TB_CI_HAC;
             } else if (strcmp(optarg, "covariance") == 0) {
@@ -307,12 +304,6 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", "--max-ambient needs the run's own ambient: --ambient COLUMN|TEMP");
     if (!isnan(s->switch_on) && !(s->switch_on < s->trip))
         return usage_error("%s", "--switch-on must be below --trip");
-    /* The network's intervals rest on the fast terms, whose covariance
-     * intervals are too narrow under autocorrelated noise. */
-    if (power && !s->ci_given) {
-        s->m.fit.ci = TB_CI_BOOTSTRAP;
-        s->m.fit.bootstrap = 200;
-    }
     return -1;
 }
 

@@ -47,10 +47,14 @@ static double delta_variance(const tb_fit_series *fs, size_t d, double *theta, d
         theta[a] = keep;
         grad[a] = (up - down) / (2 * h);
     }
-    double var = 0;
+    /* the larger of the two covariances' variances, as the fit's own */
+    double var = 0, white = 0;
     for (size_t a = 0; a < d; a++)
-        for (size_t b = 0; b < d; b++)
+        for (size_t b = 0; b < d; b++) {
             var += grad[a] * fs->cov[a * d + b] * grad[b];
+            white += grad[a] * fs->cov_white[a * d + b] * grad[b];
+        }
+    var = fmax(var, white);
     if (x_se > 0) {
         double h = 1e-6 * fmax(fabs(x), 1e-3);
         double dx = (g(theta, x + h, ctx) - g(theta, x - h, ctx)) / (2 * h);

@@ -231,7 +231,10 @@ enum tb_ci_method {
     TB_CI_HAC = 0,      /* the default: the sandwich covariance that holds
                            under autocorrelated noise (Newey and West 1987,
                            Bartlett kernel; lags by Andrews' 1991 AR(1)
-                           plug-in, from each series' residuals) */
+                           plug-in, from each series' residuals), and
+                           again with the scores prewhitened by the
+                           residuals' AR(1) (Andrews and Monahan 1992):
+                           each interval from the larger variance */
     TB_CI_PLAIN,        /* σ²(JᵀJ)⁻¹: assumes independent errors, which
                            real runs do not have; too narrow on them */
     TB_CI_BOOTSTRAP,    /* a moving-block bootstrap of .bootstrap resamples,
@@ -305,11 +308,15 @@ typedef struct tb_fit_series {
     double order_t_inf;                 /* T∞ of the next order, when
                                            tb_fit_check_order() ran; NaN */
     double cov[TB_FIT_MAX_PARAMS * TB_FIT_MAX_PARAMS];
-                                        /* covariance of its θ (see
+    double cov_white[TB_FIT_MAX_PARAMS * TB_FIT_MAX_PARAMS];
+                                        /* covariances of its θ (see
                                            tb_fit_theta()), 2n + 1 to a row,
-                                           that
-                                           the intervals came from; NaN with
-                                           the bootstrap or without them */
+                                           that the intervals came from: the
+                                           HAC's Newey–West and prewhitened
+                                           ones (each interval takes the
+                                           larger variance), or the plain one
+                                           twice; NaN with the bootstrap or
+                                           without intervals */
 } tb_fit_series;
 
 typedef struct tb_fit {
@@ -539,14 +546,9 @@ enum tb_thermal_flag {
     TB_THERMAL_NOT_PASSIVE = 1 << 1,  /* a term rises the wrong way (kᵢ >
                                          0): no RC network has it, and no
                                          Cauer ladder is given */
-    TB_THERMAL_NOT_AT_REST = 1 << 3,  /* the temperature still moved when
+    TB_THERMAL_NOT_AT_REST = 1 << 2,  /* the temperature still moved when
                                          the load started: the network
                                          assumes idle equilibrium there */
-    TB_THERMAL_CI_NARROW = 1 << 2,    /* intervals from the covariance of a
-                                         fit whose noise is autocorrelated
-                                         (over 5 HAC lags): those of T(0),
-                                         R_th and the fast stages come out
-                                         too narrow; the bootstrap's hold */
 };
 
 /* A run's temperature curve as a thermal network under its power step. */

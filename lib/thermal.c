@@ -204,12 +204,6 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
     th->n = n;
     th->start_drift = NAN;
     th->flags = ps->not_step ? TB_THERMAL_NOT_STEP : 0;
-    /* The HAC meat is biased low for parameters that only the first
-     * stretch of a run determines (the scores sum to zero there): under
-     * AR(1) noise of 0.6 its T(0) interval covered 76 %, the bootstrap's
-     * 95 % (tests/test-thermal). */
-    if (fit->ci != TB_CI_BOOTSTRAP && fit->ci_lags > 5)
-        th->flags |= TB_THERMAL_CI_NARROW;
     th->t_start = fs->t_inf.value;
     for (size_t j = 0; j < n; j++)
         th->t_start += fs->k[j].value;
@@ -271,7 +265,6 @@ const char *tb_thermal_flag_name(unsigned flag)
     case TB_THERMAL_NOT_AT_REST: return "not_at_rest";
     case TB_THERMAL_NOT_STEP: return "power_not_step";
     case TB_THERMAL_NOT_PASSIVE: return "not_passive";
-    case TB_THERMAL_CI_NARROW: return "ci_narrow";
     default: return NULL;
     }
 }

@@ -299,9 +299,36 @@ static void test_hac_reference(void)
     gsl_multifit_nlinear_covar(J, 0.0, B);   /* (JᵀJ)⁻¹ */
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, B, S, 0.0, T);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, B, 0.0, V);
+    /* and prewhitened (Andrews and Monahan 1992): the scores gᵢ − ρgᵢ₋₁,
+     * the lags of the whitened residuals, recoloured by 1/(1 − ρ)² */
+    gsl_matrix *Sw = gsl_matrix_calloc(P, P), *Vw = gsl_matrix_alloc(P, P);
+    static double gw[M][P];
+    double u0 = 0, u1 = 0;
+    for (size_t i = 0; i < M; i++) {
+        double u = r[i] - (i ? rho * r[i - 1] : 0), up = i ? r[i - 1] - (i > 1 ? rho * r[i - 2] : 0) : 0;
+        u0 += u * u;
+        u1 += i ? u * up : 0;
+        for (size_t a = 0; a < P; a++)
+            gw[i][a] = g[i][a] - (i ? rho * g[i - 1][a] : 0);
+    }
+    double rw = u1 / u0, aw = 4 * rw * rw / pow((1 - rw) * (1 + rw), 2);
+    size_t Lw = (size_t)floor(1.1447 * cbrt(aw * M));
+    for (size_t l = 0; l <= Lw; l++) {
+        double w = l == 0 ? 1 : 1 - (double)l / (double)(Lw + 1);
+        for (size_t i = l; i < M; i++)
+            for (size_t a = 0; a < P; a++)
+                for (size_t b = 0; b < P; b++)
+                    *gsl_matrix_ptr(Sw, a, b) += w * (gw[i][a] * gw[i - l][b] + (l ? gw[i - l][a] * gw[i][b] : 0)) /
+                                                 ((1 - rho) * (1 - rho));
+    }
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, B, Sw, 0.0, T);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, B, 0.0, Vw);
     double tq = gsl_cdf_tdist_Pinv(0.975, (double)f.dof), worst = 0, widen = 0;
+    int whitened_wider = 0;
     for (size_t p = 0; p < P; p++) {
-        double half = tq * sqrt(gsl_matrix_get(V, p, p) * M / (M - P)), got;
+        double v = fmax(gsl_matrix_get(V, p, p), gsl_matrix_get(Vw, p, p));
+        whitened_wider += gsl_matrix_get(Vw, p, p) > gsl_matrix_get(V, p, p);
+        double half = tq * sqrt(v * M / (M - P)), got;
         if (p >= 3)
             got = log(f.tau[p - 3].hi / f.tau[p - 3].value) * f.tau[p - 3].value;
         else if (p == 0)
@@ -312,7 +339,12 @@ static void test_hac_reference(void)
         if (p == 0)
             widen = half / (tq * sqrt(gsl_matrix_get(B, 0, 0) * f.rss / (double)f.dof));
     }
-    ok(worst < 1e-6, "the HAC half-widths are the reference's (worst %.1e)", worst);
+    ok(worst < 1e-6, "the HAC half-widths are the reference's, the larger of Newey-West's and "
+       "the prewhitened one's (worst %.1e)", worst);
+    ok(whitened_wider > 0, "the prewhitened variance is the larger for %d of the %d parameters",
+       whitened_wider, P);
+    gsl_matrix_free(Sw);
+    gsl_matrix_free(Vw);
     ok(widen > 2, "and %.1f× the plain covariance's for T∞ under this noise", widen);
     gsl_matrix_free(J);
     gsl_matrix_free(B);
