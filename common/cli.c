@@ -214,6 +214,34 @@ int tb_cli_quantity(const char *s, const char *unit, double *x)
     return 0;
 }
 
+int tb_cli_quantity_or_number(const char *s, const char *unit, double *x)
+{
+    int rc = tb_cli_quantity(s, unit, x);
+    if (rc == 0)
+        rc = tb_cli_number(s, x) == 0 && isfinite(*x) ? 1 : -1;
+    return rc == 1 ? 0 : -1;
+}
+
+int tb_cli_power_option(const char *arg, const char **column, double *step,
+                        char *err, size_t errlen)
+{
+    switch (tb_cli_quantity(arg, "W", step)) {
+    case 1:
+        *column = NULL;
+        if (*step > 0)
+            return 0;
+        snprintf(err, errlen, "--power wants a positive power, not '%s'", arg);
+        return -1;
+    case 0:
+        *column = arg;
+        *step = NAN;
+        return 0;
+    default:
+        snprintf(err, errlen, "--power wants a column or a power such as 2.5W, not '%s'", arg);
+        return -1;
+    }
+}
+
 int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen)
 {
     if (!isnan(m->from) && m->from >= m->to)

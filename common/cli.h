@@ -68,6 +68,16 @@ int tb_cli_push(const char ***v, size_t *n, const char *s);
  * quantity: 0. */
 int tb_cli_quantity(const char *s, const char *unit, double *x);
 
+/* As tb_cli_quantity(), or a plain number of the unit ("2.5", "85"); 0 with
+ * *X, or -1. */
+int tb_cli_quantity_or_number(const char *s, const char *unit, double *x);
+
+/* --power COLUMN|POWER: a power with its unit ("2.5W") into *STEP, with
+ * *COLUMN NULL; anything else is a column, into *COLUMN with *STEP NaN.
+ * 0, or -1 with a message in ERR. */
+int tb_cli_power_option(const char *arg, const char **column, double *step,
+                        char *err, size_t errlen);
+
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 

@@ -160,16 +160,6 @@ static const struct option own_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* A power (2.5W, 2500mW, or a number of W) or a temperature (85C, 85°C,
- * or a number of °C); 0, or -1. */
-static int parse_quantity(const char *arg, const char *unit, double *x)
-{
-    int rc = tb_cli_quantity(arg, unit, x);
-    if (rc == 0)
-        rc = tb_cli_number(arg, x) == 0 && isfinite(*x) ? 1 : -1;
-    return rc == 1 ? 0 : -1;
-}
-
 static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
 {
     char err[TB_ERRMAX];
@@ -195,34 +185,27 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             break;
         case OPT_SHARED_TAU: s->shared_tau = 1; break;
         case OPT_POWER:
-            switch (tb_cli_quantity(optarg, "W", &s->power_step)) {
-            case 1:
-                if (!(s->power_step > 0))
-                    return usage_error("--power wants a positive power, not '%s'", optarg);
-                s->power = NULL;
-                break;
-            case 0: s->power = optarg; s->power_step = NAN; break;
-            default: return usage_error("--power wants a column or a power such as 2.5W, not '%s'", optarg);
-            }
+            if (tb_cli_power_option(optarg, &s->power, &s->power_step, err, sizeof err) < 0)
+                return usage_error("%s", err);
             break;
         case OPT_IDLE_POWER:
-            if (parse_quantity(optarg, "W", &s->idle_power) < 0 || s->idle_power < 0)
+            if (tb_cli_quantity_or_number(optarg, "W", &s->idle_power) < 0 || s->idle_power < 0)
                 return usage_error("--idle-power wants a power of 0 or more, such as 1.2W, not '%s'", optarg);
             break;
         case OPT_AT_POWER:
-            if (parse_quantity(optarg, "W", &s->at_power) < 0 || !(s->at_power > 0))
+            if (tb_cli_quantity_or_number(optarg, "W", &s->at_power) < 0 || !(s->at_power > 0))
                 return usage_error("--at-power wants a positive power, such as 4W, not '%s'", optarg);
             break;
         case OPT_TRIP:
-            if (parse_quantity(optarg, "C", &s->trip) < 0)
+            if (tb_cli_quantity_or_number(optarg, "C", &s->trip) < 0)
                 return usage_error("--trip wants a temperature, such as 85C, not '%s'", optarg);
             break;
         case OPT_MAX_AMBIENT:
-            if (parse_quantity(optarg, "C", &s->max_ambient) < 0)
+            if (tb_cli_quantity_or_number(optarg, "C", &s->max_ambient) < 0)
                 return usage_error("--max-ambient wants a temperature, such as 45C, not '%s'", optarg);
             break;
         case OPT_SWITCH_ON:
-            if (parse_quantity(optarg, "C", &s->switch_on) < 0)
+            if (tb_cli_quantity_or_number(optarg, "C", &s->switch_on) < 0)
                 return usage_error("--switch-on wants a temperature, such as 65C, not '%s'", optarg);
             break;
         case OPT_ZTH: s->zth = optarg; break;

@@ -1,5 +1,5 @@
 /*
- * plot.h -- tb-plot's settings and its four figures.
+ * plot.h -- tb-plot's settings and its five figures.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -21,6 +21,8 @@ struct plot_settings {
     const char *group_by;       /* compare: NULL, "dir", "meta:KEY" or "re:REGEX" */
     const char *group_order;    /* compare: --group-order G1,G2,... */
     int ops;                    /* compare: operations per second too */
+    const char *power;          /* zth: the power column, or NULL */
+    double power_step, idle_power;  /* zth: W given, or NaN */
 };
 
 /* Each returns an exit status (enum tb_exit) and prints its errors. */
@@ -28,6 +30,7 @@ int plot_fit(const struct plot_settings *s, const char *path);
 int plot_raw(const struct plot_settings *s, const char *path);
 int plot_runlength(const struct plot_settings *s, const char *path);
 int plot_compare(const struct plot_settings *s, char **paths, int npaths);
+int plot_zth(const struct plot_settings *s, const char *path);
 
 /* The analysis of RUN with the settings' model and columns, and its run
  * length when RUN_LENGTH; its messages (the reader's warnings among them)

@@ -21,9 +21,10 @@ static const char usage_text[] =
     "       tb-plot raw RUN.csv -c COLUMN... [OPTION]... -o FIGURE\n"
     "       tb-plot runlength RUN.csv [-c COLUMN] [OPTION]... -o FIGURE\n"
     "       tb-plot compare RESULTS.csv|RUN|DIR... [OPTION]... -o FIGURE\n"
+    "       tb-plot zth RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "Draw a figure of a run: its fit with components and residuals, its raw\n"
-    "series, its run-length analysis; or compare the T∞ of runs (fitted here)\n"
-    "or of tb-fit results.\n"
+    "series, its run-length analysis, its thermal impedance Zth(t) under a\n"
+    "power step; or compare the T∞ of runs (fitted here) or of tb-fit results.\n"
     "The figure's format follows its extension: .png, .svg or .pdf.\n"
     "\n"
     "Figure:\n"
@@ -36,7 +37,8 @@ static const char usage_text[] =
     "                         repeated (fit: default every °C column but the\n"
     "                         ambient one)\n"
     "  -n, --order=N|auto     terms of the model, 1 to 4 (default 3)\n"
-    "      --ambient=COLUMN   subtract this column before fitting\n"
+    "      --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
+    "                         before fitting\n"
     "      --from=TIME        from this time of the run (90, 90s, 5min, 1h);\n"
     "                         default: start-up samples left out, as tb-fit\n"
     "      --to=TIME          up to this time of the run\n"
@@ -53,6 +55,9 @@ static const char usage_text[] =
     "      --group-order=G1,G2,...  compare: these groups first, the others\n"
     "                         after in natural order (5.4 < 5.10 < 6.1)\n"
     "      --ops              compare: operations per second on a second axis\n"
+    "      --power=COLUMN|POWER  zth: the power step, from a power column or\n"
+    "                         given (2.5W), as tb-fit --power\n"
+    "      --idle-power=POWER zth: the idle power, when the run has no idle part\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
@@ -75,6 +80,9 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
     o.tolerance = s->tolerance;
     o.run_length = run_length;
     o.step = s->step;
+    o.power = s->power;
+    o.power_step = s->power_step;
+    o.idle_power = s->idle_power;
     tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
     if (!a) {
         fprintf(stderr, "tb-plot: %s\n", err);
@@ -101,6 +109,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
 
 enum {
     OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
+    OPT_POWER, OPT_IDLE_POWER,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -113,6 +122,8 @@ static const struct option own_options[] = {
     {"group-by", required_argument, NULL, OPT_GROUP_BY},
     {"group-order", required_argument, NULL, OPT_GROUP_ORDER},
     {"ops", no_argument, NULL, OPT_OPS},
+    {"power", required_argument, NULL, OPT_POWER},
+    {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -164,6 +175,14 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             break;
         case OPT_GROUP_ORDER: s->group_order = optarg; break;
         case OPT_OPS: s->ops = 1; break;
+        case OPT_POWER:
+            if (tb_cli_power_option(optarg, &s->power, &s->power_step, err, sizeof err) < 0)
+                return usage_error("%s", err);
+            break;
+        case OPT_IDLE_POWER:
+            if (tb_cli_quantity_or_number(optarg, "W", &s->idle_power) < 0 || s->idle_power < 0)
+                return usage_error("--idle-power wants a power of 0 or more, such as 1.2W, not '%s'", optarg);
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(TB_EXIT_OK);
@@ -196,7 +215,8 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
 
 int main(int argc, char **argv)
 {
-    struct plot_settings s = {.fig = {.width = 1280, .height = 800}, .tolerance = 0.5, .step = 60};
+    struct plot_settings s = {.fig = {.width = 1280, .height = 800}, .tolerance = 0.5, .step = 60,
+                              .power_step = NAN, .idle_power = NAN};
     char err[TB_ERRMAX];
 
     tb_model_settings_init(&s.m);
@@ -209,11 +229,11 @@ int main(int argc, char **argv)
         return TB_EXIT_OK;
     }
     if (argc < 2)
-        return usage_error("%s", "no figure named: fit, raw, runlength or compare");
+        return usage_error("%s", "no figure named: fit, raw, runlength, compare or zth");
     const char *what = argv[1];
     if (strcmp(what, "fit") && strcmp(what, "raw") && strcmp(what, "runlength") &&
-        strcmp(what, "compare"))
-        return usage_error("unknown figure '%s': fit, raw, runlength or compare", what);
+        strcmp(what, "compare") && strcmp(what, "zth"))
+        return usage_error("unknown figure '%s': fit, raw, runlength, compare or zth", what);
     int status = parse_arguments(argc - 1, argv + 1, &s);
     int first = optind + 1, nargs = argc - first;
     if (status < 0) {
@@ -225,6 +245,10 @@ int main(int argc, char **argv)
             status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
         else if (strcmp(what, "runlength") == 0 && s.m.auto_order)
             status = usage_error("%s", "runlength works with a fixed --order");
+        else if (strcmp(what, "zth") == 0 && !s.power && isnan(s.power_step))
+            status = usage_error("%s", "zth wants the power step: --power COLUMN|POWER");
+        else if (strcmp(what, "zth") != 0 && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
+            status = usage_error("%s", "--power and --idle-power are for the zth figure");
         else if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
             fprintf(stderr, "tb-plot: %s\n", err);
             status = TB_EXIT_INPUT;
@@ -242,6 +266,8 @@ int main(int argc, char **argv)
         status = plot_raw(&s, argv[first]);
     else if (strcmp(what, "runlength") == 0)
         status = plot_runlength(&s, argv[first]);
+    else if (strcmp(what, "zth") == 0)
+        status = plot_zth(&s, argv[first]);
     else
         status = plot_compare(&s, argv + first, nargs);
     if (status == TB_EXIT_INPUT)

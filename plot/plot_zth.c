@@ -1,0 +1,167 @@
+/*
+ * plot_zth.c -- tb-plot zth: the thermal impedance Zth(t) = ΔT(t)/ΔP of
+ * a run under its power step on a log time axis: the data averaged over
+ * a log grid, the model, each Foster stage's share, and R_th with its
+ * interval, all as tb-fit --power reports them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plot.h"
+
+#define CURVE_POINTS 400
+
+static const int stage_colours[TB_FIT_MAX_ORDER] = {C_RED, C_GREEN, C_ORANGE, C_PURPLE};
+
+/* Σ Rᵢ(1 − e^(−t/τᵢ)) over the stages FROM..TO of TH's fit. */
+static double zth_model(const tb_analysed_column *c, size_t from, size_t to, double t)
+{
+    double z = 0;
+    for (size_t j = from; j < to; j++)
+        z += c->thermal->foster_r[j].value * (1 - exp(-t / c->fit->tau[j].value));
+    return z;
+}
+
+/* Draw column C's Zth into the whole page. */
+static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, const char *path)
+{
+    const tb_thermal *th = c->thermal;
+    tb_zth_point *z;
+    ssize_t nz = tb_thermal_zth(c->fit, c->series, c->t, c->y, c->n, th->power.step, 20, &z);
+    if (nz < 0) {
+        fputs("tb-plot: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    if (nz < 2) {
+        fprintf(stderr, "tb-plot: %s: %s: too short a run for a Zth curve\n", path, c->column->name);
+        free(z);
+        return TB_EXIT_INPUT;
+    }
+    double x0 = log10(z[0].t), x1 = log10(z[nz - 1].t);
+    padded_range(&x0, &x1);
+    double y0 = 0, y1 = th->r_th.value;
+    for (ssize_t i = 0; i < nz; i++) {
+        y0 = fmin(y0, z[i].data);
+        y1 = fmax(y1, z[i].data);
+    }
+    if (isfinite(th->r_th.hi))
+        y1 = fmax(y1, th->r_th.hi);
+    padded_range(&y0, &y1);
+
+    figure_begin(&s->fig, 1);
+    pladv(0);
+    draw_axes(0.09, 0.97, 0.10, 0.92, x0, x1, y0, y1, "bclnst", "bcnstv", "time since the step (s)",
+              "Zth = ΔT/ΔP (K/W)");
+    char title[512];
+    snprintf(title, sizeof title, "%s: %s, power step %.3g W", s->fig.title ? s->fig.title : path,
+             c->column->name, th->power.step);
+    plcol0(C_BLACK);
+    plmtex("t", 1.2, 0.5, 0.5, title);
+
+    struct legend lg = {0};
+    char text[256];
+    /* R_th's interval as a band, its value as a line */
+    if (isfinite(th->r_th.lo) && isfinite(th->r_th.hi)) {
+        double bx[4] = {x0, x1, x1, x0};
+        double by[4] = {th->r_th.lo, th->r_th.lo, th->r_th.hi, th->r_th.hi};
+        plcol0(C_BAND);
+        plfill(4, bx, by);
+    }
+    double lx[2] = {x0, x1}, ly[2] = {th->r_th.value, th->r_th.value};
+    draw_line(2, lx, ly, NAN, C_GREY, 3, 1.5);
+    /* decimals enough for the interval to show two digits of its own */
+    double half = (th->r_th.hi - th->r_th.lo) / 2;
+    int digits = 2;
+    while (digits < 6 && half > 0 && half < 2 * pow(10, -digits))
+        digits++;
+    snprintf(text, sizeof text, "R_th %.*f K/W [%.*f, %.*f] (%g %% interval)", digits,
+             th->r_th.value, digits, th->r_th.lo, digits, th->r_th.hi, s->m.fit.level * 100);
+    legend_line(&lg, text, C_GREY, 3, 1.5);
+
+    double *cx = malloc(2 * CURVE_POINTS * sizeof *cx), *cy = cx ? cx + CURVE_POINTS : NULL;
+    double *dx = malloc(2 * (size_t)nz * sizeof *dx), *dy = dx ? dx + nz : NULL;
+    if (!cx || !dx) {
+        free(cx);
+        free(dx);
+        free(z);
+        figure_end();
+        fputs("tb-plot: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    /* each Foster stage's share, dashed */
+    const char *const *labels = tb_model_labels(&s->m, c->fit);
+    for (size_t j = 0; j < th->n; j++) {
+        for (int k = 0; k < CURVE_POINTS; k++) {
+            cx[k] = x0 + (x1 - x0) * k / (CURVE_POINTS - 1);
+            cy[k] = zth_model(c, j, j + 1, pow(10, cx[k]));
+        }
+        draw_line(CURVE_POINTS, cx, cy, NAN, stage_colours[j], 2, 1.5);
+        snprintf(text, sizeof text, "R%zu %.3g K/W, C%zu %.3g J/K, τ%zu %.3g s%s%s", j + 1,
+                 th->foster_r[j].value, j + 1, th->foster_c[j].value, j + 1, c->fit->tau[j].value,
+                 labels && labels[j] ? ": " : "", labels && labels[j] ? labels[j] : "");
+        legend_line(&lg, text, stage_colours[j], 2, 1.5);
+    }
+    for (ssize_t i = 0; i < nz; i++) {
+        dx[i] = log10(z[i].t);
+        dy[i] = z[i].data;
+    }
+    draw_points((size_t)nz, dx, dy, C_BLUE);
+    legend_points(&lg, "measured ΔT/ΔP, averaged on a log time grid", C_BLUE);
+    for (int k = 0; k < CURVE_POINTS; k++) {
+        cx[k] = x0 + (x1 - x0) * k / (CURVE_POINTS - 1);
+        cy[k] = zth_model(c, 0, th->n, pow(10, cx[k]));
+    }
+    draw_line(CURVE_POINTS, cx, cy, NAN, C_BLACK, 1, 2);
+    legend_line(&lg, "model: Σ Rᵢ(1 − e^(−t/τᵢ))", C_BLACK, 1, 2);
+    if (th->flags) {
+        char flags[128];
+        snprintf(text, sizeof text, "FLAGGED: %s", tb_thermal_flags_text(th->flags, flags, sizeof flags));
+        legend_text(&lg, text);
+    }
+    legend_draw(&lg, PL_POSITION_TOP | PL_POSITION_LEFT);
+    legend_free(&lg);
+    free(cx);
+    free(dx);
+    free(z);
+    figure_end();
+    return TB_EXIT_OK;
+}
+
+int plot_zth(const struct plot_settings *s, const char *path)
+{
+    char err[TB_ERRMAX];
+    tb_run *run = tb_run_read(path, NULL, err, sizeof err);
+
+    if (!run) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return TB_EXIT_INPUT;
+    }
+    tb_analysis *an = plot_analyse(s, run, 0);
+    if (!an) {
+        tb_run_free(run);
+        return TB_EXIT_INPUT;
+    }
+    int status = tb_analysis_status(an);
+    const tb_analysed_column *col = NULL;
+    for (size_t i = 0; i < tb_analysis_ncolumns(an) && !col; i++)
+        if (tb_analysis_column(an, i)->thermal)
+            col = tb_analysis_column(an, i);
+    if (!col) {
+        tb_analysis_free(an);
+        tb_run_free(run);
+        return status == TB_EXIT_OK ? TB_EXIT_FIT : status;
+    }
+    if (tb_analysis_ncolumns(an) > 1)
+        fprintf(stderr, "tb-plot: note: %s: drawing %s only; name one column with -c\n", path,
+                col->column->name);
+    int drawn = draw_zth(s, col, path);
+    tb_analysis_free(an);
+    tb_run_free(run);
+    return drawn != TB_EXIT_OK ? drawn : status;
+}
