@@ -46,6 +46,7 @@ struct settings {
     const char *power;            /* a column, or NULL with power_step */
     double power_step, idle_power, trip, max_ambient, at_power, switch_on;
     const char *zth;              /* --zth FILE */
+    const char *network;          /* --network FILE */
 };
 
 struct job {
@@ -57,6 +58,8 @@ struct job {
     size_t msglen;
     char *zth;              /* its Zth rows (--zth) */
     size_t zthlen;
+    char *net;              /* its network rows (--network) */
+    size_t netlen;
     int status;
     int items;
 };
@@ -109,6 +112,7 @@ static const char usage_text[] =
     "      --at-power=POWER   the power of the time to trip (default: the run's)\n"
     "      --switch-on=TEMP   the governor's switch-on trip, for its constants\n"
     "      --zth=FILE         write Zth(t), measured and model, on a log time grid\n"
+    "      --network=FILE     write the Foster stages, for tb-sim --network\n"
     "\n"
     "Run length:\n"
     "      --run-length       fit growing prefixes of the run and report from\n"
@@ -134,7 +138,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
-    OPT_SWITCH_ON, OPT_ZTH,
+    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -153,6 +157,7 @@ static const struct option own_options[] = {
     {"at-power", required_argument, NULL, OPT_AT_POWER},
     {"switch-on", required_argument, NULL, OPT_SWITCH_ON},
     {"zth", required_argument, NULL, OPT_ZTH},
+    {"network", required_argument, NULL, OPT_NETWORK},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
@@ -209,6 +214,7 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                 return usage_error("--switch-on wants a temperature, such as 65C, not '%s'", optarg);
             break;
         case OPT_ZTH: s->zth = optarg; break;
+        case OPT_NETWORK: s->network = optarg; break;
         case OPT_CI:
             if (strcmp(optarg, "hac") == 0) {
                 s->m.fit.ci = TB_CI_HAC;
@@ -275,8 +281,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
     if (s->run_length && (s->shared_tau || s->m.auto_order))
         return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
     int power = s->power || !isnan(s->power_step);
-    if (!power && (s->zth || !isnan(s->idle_power) || !isnan(s->trip)))
-        return usage_error("%s", "--zth, --idle-power and --trip need --power");
+    if (!power && (s->zth || s->network || !isnan(s->idle_power) || !isnan(s->trip)))
+        return usage_error("%s", "--zth, --network, --idle-power and --trip need --power");
     if (power && s->run_length)
         return usage_error("%s", "--power and --run-length: one of them");
     if (isnan(s->trip) && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
@@ -403,11 +409,12 @@ static void run_job(const struct settings *s, struct job *job)
     FILE *out = open_memstream(&job->out, &job->outlen);
     FILE *msg = open_memstream(&job->msg, &job->msglen);
     FILE *zth = s->zth ? open_memstream(&job->zth, &job->zthlen) : NULL;
+    FILE *net = s->network ? open_memstream(&job->net, &job->netlen) : NULL;
     tb_analysis_options o = analysis_options(s);
     char err[TB_ERRMAX];
     tb_analysis *a = NULL;
 
-    if (!out || !msg || (s->zth && !zth)) {
+    if (!out || !msg || (s->zth && !zth) || (s->network && !net)) {
         job->status = TB_EXIT_OUTPUT;
         goto done;
     }
@@ -429,7 +436,9 @@ static void run_job(const struct settings *s, struct job *job)
             job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
         job->items++;
-        if (zth && c->thermal && write_zth(zth, c) < 0) {
+        if ((zth && c->thermal && write_zth(zth, c) < 0) ||
+            (net && c->thermal &&
+             tb_network_write(net, c->source, c->column->name, c->thermal, c->fit) < 0)) {
             say(msg, "out of memory");
             job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
@@ -450,6 +459,8 @@ done:
         fclose(msg);
     if (zth)
         fclose(zth);
+    if (net)
+        fclose(net);
 }
 
 /* --- workers ---------------------------------------------------------------- */
@@ -506,12 +517,28 @@ int main(int argc, char **argv)
         }
         fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", zth);
     }
+    FILE *net = NULL;
+    if (s.network) {
+        if (!(net = fopen(s.network, "w"))) {
+            fprintf(stderr, "tb-fit: --network %s: cannot open: %s\n", s.network, strerror(errno));
+            if (zth)
+                fclose(zth);
+            tb_paths_free(&paths);
+            free(s.columns);
+            free(s.work);
+            tb_model_settings_free(&s.m);
+            return TB_EXIT_OUTPUT;
+        }
+        tb_network_write_header(net);
+    }
     size_t njobs = s.shared_tau ? 1 : paths.n;
     struct job *jobs = calloc(njobs, sizeof *jobs);
     if (!jobs) {
         fputs("tb-fit: out of memory\n", stderr);
         if (zth)
             fclose(zth);
+        if (net)
+            fclose(net);
         return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < njobs; i++) {
@@ -526,6 +553,8 @@ int main(int argc, char **argv)
         fputs("tb-fit: out of memory\n", stderr);
         if (zth)
             fclose(zth);
+        if (net)
+            fclose(net);
         free(jobs);
         tb_paths_free(&paths);
         free(s.columns);
@@ -563,6 +592,9 @@ int main(int argc, char **argv)
         status = worst_status(status, jobs[i].status);
         if (zth && jobs[i].zthlen > 0)
             fwrite(jobs[i].zth, 1, jobs[i].zthlen, zth);
+        if (net && jobs[i].netlen > 0)
+            fwrite(jobs[i].net, 1, jobs[i].netlen, net);
+        free(jobs[i].net);
         free(jobs[i].out);
         free(jobs[i].msg);
         free(jobs[i].zth);
@@ -578,6 +610,10 @@ int main(int argc, char **argv)
     tb_model_settings_free(&s.m);
     if (zth && (ferror(zth) | fclose(zth)) != 0) {
         fprintf(stderr, "tb-fit: --zth %s: write error: %s\n", s.zth, strerror(errno));
+        status = TB_EXIT_OUTPUT;
+    }
+    if (net && (ferror(net) | fclose(net)) != 0) {
+        fprintf(stderr, "tb-fit: --network %s: write error: %s\n", s.network, strerror(errno));
         status = TB_EXIT_OUTPUT;
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_row.h"
 #include "gsl_errors.h"
 #include "tbfit.h"
 
@@ -207,8 +208,7 @@ struct reader {
     int header_done, failed;
     char *err;
     size_t errlen;
-    char **cells;             /* the current row */
-    size_t ncells, cap;
+    struct csv_row row;       /* the current row */
     tb_result **rows;
     size_t *n;
 };
@@ -217,33 +217,17 @@ static void on_cell(void *s, size_t len, void *data)
 {
     struct reader *r = data;
     (void)len;
-    if (r->failed)
-        return;
-    if (r->ncells == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 32;
-        char **nc = realloc(r->cells, cap * sizeof *nc);
-        if (!nc) {
-            r->failed = 1;
-            snprintf(r->err, r->errlen, "%s: out of memory", r->name);
-            return;
-        }
-        r->cells = nc;
-        r->cap = cap;
-    }
-    char *cell = strdup(s ? s : "");
-    if (!cell) {
+    if (!r->failed && csv_row_add(&r->row, s) < 0) {
         r->failed = 1;
         snprintf(r->err, r->errlen, "%s: out of memory", r->name);
-        return;
     }
-    r->cells[r->ncells++] = cell;
 }
 
 static double number(struct reader *r, int f, int required)
 {
     int c = r->where[f];
     char buf[32];
-    if (c < 0 || (size_t)c >= r->ncells || !r->cells[c][0]) {
+    if (!csv_row_cell(&r->row, c)[0]) {
         if (required && !r->failed) {
             r->failed = 1;
             snprintf(r->err, r->errlen, "%s:%zu: %s is empty", r->name, r->line,
@@ -252,11 +236,12 @@ static double number(struct reader *r, int f, int required)
         return NAN;
     }
     double x;
-    if (tb_number_parse(r->cells[c], strlen(r->cells[c]), &x) != TB_NUMBER_OK) {
+    const char *cell = csv_row_cell(&r->row, c);
+    if (tb_number_parse(cell, strlen(cell), &x) != TB_NUMBER_OK) {
         if (!r->failed) {
             r->failed = 1;
             snprintf(r->err, r->errlen, "%s:%zu: %s: \"%.40s\" is not a number", r->name,
-                     r->line, field_name(f, buf, sizeof buf), r->cells[c]);
+                     r->line, field_name(f, buf, sizeof buf), cell);
         }
         return NAN;
     }
@@ -266,7 +251,7 @@ static double number(struct reader *r, int f, int required)
 static char *text(struct reader *r, int f)
 {
     int c = r->where[f];
-    return strdup(c >= 0 && (size_t)c < r->ncells ? r->cells[c] : "");
+    return strdup(csv_row_cell(&r->row, c));
 }
 
 static void on_row(int c, void *data)
@@ -279,8 +264,8 @@ static void on_row(int c, void *data)
         char buf[32];
         for (int f = 0; f < F_COUNT; f++) {
             r->where[f] = -1;
-            for (size_t i = 0; i < r->ncells; i++)
-                if (strcmp(r->cells[i], field_name(f, buf, sizeof buf)) == 0)
+            for (size_t i = 0; i < r->row.n; i++)
+                if (strcmp(r->row.cells[i], field_name(f, buf, sizeof buf)) == 0)
                     r->where[f] = (int)i;
         }
         for (int f = 0; f < F_COUNT; f++) {
@@ -322,9 +307,7 @@ static void on_row(int c, void *data)
     *r->rows = nr;
     nr[(*r->n)++] = row;
 out:
-    for (size_t i = 0; i < r->ncells; i++)
-        free(r->cells[i]);
-    r->ncells = 0;
+    csv_row_reset(&r->row);
 }
 
 int tb_results_read(const char *path, tb_result **rows, size_t *n, char *err, size_t errlen)
@@ -377,9 +360,7 @@ int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *
         r.failed = 1;
         snprintf(err, errlen, "%s:1: empty file", r.name);
     }
-    for (size_t i = 0; i < r.ncells; i++)
-        free(r.cells[i]);
-    free(r.cells);
+    csv_row_free(&r.row);
     csv_free(&p);
     free(line);
     return r.failed ? -1 : 0;

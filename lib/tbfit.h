@@ -644,6 +644,31 @@ int tb_thermal_sustainable(const tb_fit *fit, size_t i, const tb_thermal *th, do
                            double offset, double at_power, tb_sustainable *su,
                            char *err, size_t errlen);
 
+/* The network file (tb-fit --network, tb-sim --network): CSV of file,
+ * column, stage, R_K_per_W, R_lo, R_hi, C_J_per_K, C_lo, C_hi, tau_s,
+ * power_step_W, idle_W, a row per Foster stage, after a "#" line.  The
+ * header, and the stages of TH (fitted as FIT) of COLUMN of FILE: 0, or
+ * -1 on a write error. */
+int tb_network_write_header(FILE *f);
+int tb_network_write(FILE *f, const char *file, const char *column, const tb_thermal *th,
+                     const tb_fit *fit);
+
+/* A network read back: its Foster stages. */
+typedef struct tb_network {
+    char *file, *column;                    /* owned */
+    size_t n;
+    double r[TB_FIT_MAX_ORDER], c[TB_FIT_MAX_ORDER];   /* K/W, J/K */
+    double power_step, idle;                /* W; NaN when not known */
+} tb_network;
+
+/* Read the stages of COLUMN (NULL: of the first column) from the network
+ * file PATH.  0, or -1 with "FILE:LINE: ..." in ERR: not a network file,
+ * a stage that is not a positive R and C, stages out of order, no such
+ * column.  Release with tb_network_clear() (NULL is accepted). */
+int tb_network_read(const char *path, const char *column, tb_network *net, char *err,
+                    size_t errlen);
+void tb_network_clear(tb_network *net);
+
 /* The constants Linux's power-allocator governor derives from a thermal
  * zone's sustainable power when the zone gives none of its own
  * (drivers/thermal/gov_power_allocator.c, estimate_pid_constants(), as

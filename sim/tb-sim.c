@@ -38,6 +38,8 @@ struct settings {
     double tinf, term_k[TB_FIT_MAX_ORDER], term_tau[TB_FIT_MAX_ORDER];
     double net_r[TB_FIT_MAX_ORDER], net_c[TB_FIT_MAX_ORDER];
     double power, ambient;
+    const char *network, *network_column;   /* --network FILE, --network-column */
+    int steady;                  /* --steady: the periodic steady state */
     double on_s, off_s;          /* --power-onoff */
     const char *power_csv;
     double *pt, *pw;             /* the CSV's times and powers */
@@ -66,11 +68,16 @@ static const char usage_text[] =
     "      --term=K,TAU       a term k·e^(−t/τ), k in °C, τ in s; up to 4\n"
     "      --foster=R,C       a Foster stage, R in K/W, C in J/K; up to 4\n"
     "      --cauer=R,C        a Cauer stage, from the power's node down\n"
+    "      --network=FILE     the Foster stages of a measured board, from\n"
+    "                         tb-fit --network (its first column's)\n"
+    "      --network-column=NAME  that column's stages instead\n"
     "      --power=W          power of a network (default 5), or of the terms'\n"
     "                         step (default 1: the terms are per watt then)\n"
     "      --power-onoff=ON,OFF  the power on for ON s, off for OFF s, again\n"
     "      --power-csv=FILE   power from \"time_s,watts\" lines, each held\n"
     "      --ambient=DEG      ambient temperature of a network (default 25)\n"
+    "      --steady           with --power-onoff: print the periodic steady\n"
+    "                         state (peak, trough, mean) instead of a run\n"
     "\n"
     "Run:\n"
     "      --duration=TIME    how long (default 1h; 90, 90s, 5min, 1h)\n"
@@ -161,7 +168,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     enum {
         O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
-        O_DROPOUT, O_SYSFS, O_SPEED, O_META,
+        O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -176,6 +183,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"ambient-every", required_argument, NULL, O_AMB_EVERY}, {"work", required_argument, NULL, O_WORK},
         {"dropout", required_argument, NULL, O_DROPOUT}, {"sysfs", required_argument, NULL, O_SYSFS},
         {"speed", required_argument, NULL, O_SPEED}, {"meta", required_argument, NULL, O_META},
+        {"network", required_argument, NULL, O_NETWORK},
+        {"network-column", required_argument, NULL, O_NETWORK_COLUMN},
+        {"steady", no_argument, NULL, O_STEADY},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
@@ -215,6 +225,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("--power-onoff wants ON,OFF seconds, not '%s'", optarg);
             break;
         case O_PCSV: s->power_csv = optarg; break;
+        case O_NETWORK: s->network = optarg; break;
+        case O_NETWORK_COLUMN: s->network_column = optarg; break;
+        case O_STEADY: s->steady = 1; break;
         case O_AMBIENT:
             if (tb_cli_number(optarg, &s->ambient) < 0)
                 return usage_error("--ambient wants a temperature, not '%s'", optarg);
@@ -290,9 +303,30 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    if (s->network_column && !s->network)
+        return usage_error("%s", "--network-column needs --network");
+    if (s->network && (s->nfoster > 0 || s->ncauer > 0 || s->nterms > 0))
+        return usage_error("%s", "give the model one way: --term (with --tinf), --foster, --cauer or --network");
+    if (s->network) {
+        tb_network net;
+        if (tb_network_read(s->network, s->network_column, &net, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-sim: --network: %s\n", err);
+            return TB_EXIT_INPUT;
+        }
+        for (size_t i = 0; i < net.n; i++) {
+            s->net_r[i] = net.r[i];
+            s->net_c[i] = net.c[i];
+        }
+        s->nfoster = (int)net.n;
+        tb_network_clear(&net);
+    }
     int kinds = (s->nterms > 0) + (s->nfoster > 0) + (s->ncauer > 0);
     if (kinds != 1)
-        return usage_error("%s", "give the model one way: --term (with --tinf), --foster or --cauer");
+        return usage_error("%s", "give the model one way: --term (with --tinf), --foster, --cauer or --network");
+    if (s->steady && !(s->on_s > 0))
+        return usage_error("%s", "--steady wants a periodic power: --power-onoff ON,OFF");
+    if (s->steady && (s->output || s->sysfs))
+        return usage_error("%s", "--steady prints the steady state, not a run: no -o or --sysfs");
     if (s->nterms > 0 && !s->have_tinf)
         return usage_error("%s", "--term wants --tinf too");
     if ((s->on_s > 0) + (s->power_csv != NULL) > 1)
@@ -386,6 +420,34 @@ static void print_truth(FILE *f, const struct settings *s, const tb_modes *m, do
         }
         fprintf(f, "\n# truth_tinf_CPU_%d_temp: %.10g\n", j, tinf);
     }
+}
+
+/* --- the periodic steady state --------------------------------------------------- */
+
+/* Under power P for ON s then none for OFF s, again and again, each mode
+ * settles to a cycle that peaks at the end of the on phase at
+ * gP(1 − e^(−ON/τ))/(1 − e^(−(ON+OFF)/τ)) and falls by e^(−OFF/τ) by its
+ * end; the mean is gP·ON/(ON+OFF).  Closed forms, not hours simulated. */
+static int print_steady(const struct settings *s, const tb_modes *m, double t0)
+{
+    double period = s->on_s + s->off_s, peak = t0, trough = t0, mean = t0, tau_max = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        double a = exp(-s->on_s / m->tau[i]), b = exp(-s->off_s / m->tau[i]);
+        double top = m->gain[i] * s->power * (1 - a) / (1 - a * b);
+        peak += top;
+        trough += top * b;
+        mean += m->gain[i] * s->power * s->on_s / period;
+        tau_max = fmax(tau_max, m->tau[i]);
+    }
+    /* within 1 % of the steady cycle after ln(100) of the slowest τ */
+    printf("periodic steady state: %g W on for %g s, off for %g s, from %g °C\n", s->power,
+           s->on_s, s->off_s, t0);
+    printf("peak %.4f °C (at the end of the on phase)\n", peak);
+    printf("trough %.4f °C (at the end of the off phase)\n", trough);
+    printf("mean %.4f °C\n", mean);
+    printf("settled within 1 %% after %.0f s (%.0f periods)\n", log(100) * tau_max,
+           ceil(log(100) * tau_max / period));
+    return fflush(stdout) == 0 && !ferror(stdout) ? TB_EXIT_OK : TB_EXIT_OUTPUT;
 }
 
 /* --- a run to a file ------------------------------------------------------------- */
@@ -606,7 +668,8 @@ int main(int argc, char **argv)
         return TB_EXIT_OUTPUT;
     }
     gsl_rng_set(rng, s.seed);
-    status = s.sysfs ? run_sysfs(&s, &m, t0, rng) : write_run(&s, &m, t0, rng);
+    status = s.steady ? print_steady(&s, &m, t0)
+             : s.sysfs ? run_sysfs(&s, &m, t0, rng) : write_run(&s, &m, t0, rng);
     gsl_rng_free(rng);
     free(s.pt);
     free(s.pw);
