@@ -121,10 +121,11 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     fputs(", \"power_W\": ", f);
     json_estimate(f, &su->power);
     json_field(f, "at_power_W", su->at_power);
+    json_field(f, "switch_on", su->switch_on);
     fputs(", \"time_to_trip_s\": ", f);
     json_estimate(f, &su->time_to_trip);
     tb_ipa_constants k;
-    if (tb_ipa_constants_compute(su->power.value, su->trip, r->switch_on, &k) == 0)
+    if (tb_ipa_constants_compute(su->power.value, su->trip, su->switch_on, &k) == 0)
         fprintf(f, ", \"sustainable_power_mW\": %u, \"k_po\": %u, \"k_pu\": %u, \"k_i\": %u",
                 k.sustainable_mw, k.k_po, k.k_pu, k.k_i);
     fputc('}', f);
@@ -373,11 +374,13 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
             fputs(" s\n", f);
         }
         tb_ipa_constants k;
-        if (tb_ipa_constants_compute(su->power.value, su->trip, r->switch_on, &k) == 0)
+        char switch_on[32] = "none";
+        if (!isnan(su->switch_on))
+            snprintf(switch_on, sizeof switch_on, "%g °C", su->switch_on);
+        if (tb_ipa_constants_compute(su->power.value, su->trip, su->switch_on, &k) == 0)
             fprintf(f, "  device tree: sustainable-power = <%u>; (mW; the power-allocator governor "
                     "derives k_po %u, k_pu %u, k_i %u with control %g °C, switch-on %s)\n",
-                    k.sustainable_mw, k.k_po, k.k_pu, k.k_i, su->trip,
-                    isnan(r->switch_on) ? "none" : "given");
+                    k.sustainable_mw, k.k_po, k.k_pu, k.k_i, su->trip, switch_on);
     }
     if (th->flags) {
         char buf[128];

@@ -23,7 +23,6 @@ typedef struct tb_fit_report {
     double level;                 /* of the intervals */
     int auto_order;               /* the order was chosen (--order auto) */
     const char *power;            /* the power column, or NULL (a step given) */
-    double switch_on;             /* °C of the governor's switch-on trip; NaN */
 } tb_fit_report;
 
 /* One result; FIRST: the first JSON object of the output (no comma).  The

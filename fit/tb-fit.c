@@ -45,6 +45,7 @@ struct settings {
     /* the thermal network */
     const char *power;            /* a column, or NULL with power_step */
     double power_step, idle_power, trip, max_ambient, at_power, switch_on;
+    int trip_zone;                /* --trip zone */
     const char *zth;              /* --zth FILE */
     const char *network;          /* --network FILE */
 };
@@ -106,11 +107,14 @@ static const char usage_text[] =
     "                         window), or given (2.5W, 2500mW); reports R_th in\n"
     "                         K/W, the Foster and Cauer networks\n"
     "      --idle-power=POWER the idle power, when the run has no idle part\n"
-    "      --trip=TEMP        the sustainable power below this trip point (85,\n"
-    "                         85C), the time to reach it and a device-tree value\n"
+    "      --trip=TEMP|zone   the sustainable power below this trip point (85,\n"
+    "                         85C; zone: the highest passive one tb-record wrote\n"
+    "                         for the column), the time to reach it and a\n"
+    "                         device-tree value\n"
     "      --max-ambient=TEMP the worst ambient of the trip (needs --ambient)\n"
     "      --at-power=POWER   the power of the time to trip (default: the run's)\n"
     "      --switch-on=TEMP   the governor's switch-on trip, for its constants\n"
+    "                         (with --trip zone: the zone's lowest passive one)\n"
     "      --zth=FILE         write Zth(t), measured and model, on a log time grid\n"
     "      --network=FILE     write the Foster stages, for tb-sim --network\n"
     "\n"
@@ -202,8 +206,10 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                 return usage_error("--at-power wants a positive power, such as 4W, not '%s'", optarg);
             break;
         case OPT_TRIP:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->trip) < 0)
-                return usage_error("--trip wants a temperature, such as 85C, not '%s'", optarg);
+            s->trip_zone = strcmp(optarg, "zone") == 0;
+            s->trip = NAN;
+            if (!s->trip_zone && tb_cli_quantity_or_number(optarg, "C", &s->trip) < 0)
+                return usage_error("--trip wants a temperature, such as 85C, or zone, not '%s'", optarg);
             break;
         case OPT_MAX_AMBIENT:
             if (tb_cli_quantity_or_number(optarg, "C", &s->max_ambient) < 0)
@@ -281,17 +287,18 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
     if (s->run_length && (s->shared_tau || s->m.auto_order))
         return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
     int power = s->power || !isnan(s->power_step);
-    if (!power && (s->zth || s->network || !isnan(s->idle_power) || !isnan(s->trip)))
+    int trip = !isnan(s->trip) || s->trip_zone;
+    if (!power && (s->zth || s->network || !isnan(s->idle_power) || trip))
         return usage_error("%s", "--zth, --network, --idle-power and --trip need --power");
     if (power && s->run_length)
         return usage_error("%s", "--power and --run-length: one of them");
-    if (isnan(s->trip) && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
+    if (!trip && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
         return usage_error("%s", "--max-ambient, --at-power and --switch-on need --trip");
-    if (!isnan(s->trip) && s->m.ambient && isnan(s->max_ambient))
+    if (trip && s->m.ambient && isnan(s->max_ambient))
         return usage_error("%s", "--trip with --ambient needs --max-ambient: the worst ambient");
     if (!isnan(s->max_ambient) && !s->m.ambient)
         return usage_error("%s", "--max-ambient needs the run's own ambient: --ambient COLUMN|TEMP");
-    if (!isnan(s->switch_on) && !(s->switch_on < s->trip))
+    if (!isnan(s->switch_on) && !isnan(s->trip) && !(s->switch_on < s->trip))
         return usage_error("%s", "--switch-on must be below --trip");
     return -1;
 }
@@ -344,6 +351,8 @@ static tb_analysis_options analysis_options(const struct settings *s)
     o.trip = s->trip;
     o.max_ambient = s->max_ambient;
     o.at_power = s->at_power;
+    o.trip_zone = s->trip_zone;
+    o.switch_on = s->switch_on;
     return o;
 }
 
@@ -365,7 +374,6 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
             .level = s->m.fit.level,
             .auto_order = s->m.auto_order,
             .power = s->power,
-            .switch_on = s->switch_on,
         };
         rc = tb_report_fit(out, s->format, &r,
                            s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order, 0);

@@ -56,6 +56,7 @@ tb_analysis_options tb_analysis_default_options(void)
         .trip = NAN,
         .max_ambient = NAN,
         .at_power = NAN,
+        .switch_on = NAN,
     };
 }
 
@@ -108,13 +109,16 @@ static int check_power_options(const tb_analysis_options *o, char *err, size_t e
         e = "the power step must be a positive number of W";
     else if (!isnan(o->idle_power) && !(o->idle_power >= 0 && isfinite(o->idle_power)))
         e = "the idle power must be a number of W, 0 or more";
-    else if (!power && (!isnan(o->idle_power) || !isnan(o->trip)))
+    else if (!power && (!isnan(o->idle_power) || !isnan(o->trip) || o->trip_zone))
         e = "an idle power or a trip point needs the power: a power column or step";
+    else if (o->trip_zone && !isnan(o->trip))
+        e = "a trip point given and the zone's: one of them";
     else if (!isnan(o->trip) && !isfinite(o->trip))
         e = "the trip point must be finite";
-    else if (isnan(o->trip) && (!isnan(o->max_ambient) || !isnan(o->at_power)))
-        e = "a worst ambient or a power for the time to trip needs a trip point";
-    else if (!isnan(o->trip) && relative && isnan(o->max_ambient))
+    else if (isnan(o->trip) && !o->trip_zone &&
+             (!isnan(o->max_ambient) || !isnan(o->at_power) || !isnan(o->switch_on)))
+        e = "a worst ambient, a power for the time to trip or a switch-on needs a trip point";
+    else if ((!isnan(o->trip) || o->trip_zone) && relative && isnan(o->max_ambient))
         e = "with an ambient subtracted, the trip point needs the worst ambient it is for";
     else if (!isnan(o->max_ambient) && !relative)
         e = "the worst ambient needs the run's own: an ambient column or temperature";
@@ -493,14 +497,23 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
         }
         c->pub.thermal = &c->thermal;
         tb_thermal_check_start(p->fit, p->series, p->column, p->t[0], &c->thermal);
-        if (isnan(o->trip))
+        double trip = o->trip, switch_on = o->switch_on;
+        if (o->trip_zone && tb_run_trip_points(p->run, p->column->name, &trip, &switch_on) < 0) {
+            say(a, "%s: %s: no passive trip point of its zone in the run's metadata "
+                "(tb-record writes them as # trip.%s.N): give the trip point", p->source,
+                p->column->name, p->column->name);
+            raise_status(a, TB_STATUS_INPUT);
             continue;
-        if (tb_thermal_sustainable(p->fit, p->series, &c->thermal, o->trip,
+        }
+        if (isnan(trip))
+            continue;
+        if (tb_thermal_sustainable(p->fit, p->series, &c->thermal, trip,
                                    relative ? o->max_ambient : 0, o->at_power, &c->sustainable,
                                    err, sizeof err) < 0) {
             fail_column(a, c, "the sustainable power", err);
             continue;
         }
+        c->sustainable.switch_on = o->trip_zone && !isnan(o->switch_on) ? o->switch_on : switch_on;
         c->pub.sustainable = &c->sustainable;
     }
 }

@@ -1,5 +1,5 @@
 /*
- * csv_row.c -- the cells of one CSV row (see csv_row.h).
+ * csv_row.c -- the cells of one CSV row (see csv_row_internal.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_row.h"
+#include "csv_row_internal.h"
 
 int csv_row_add(struct csv_row *row, const char *s)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_row.h"
+#include "csv_row_internal.h"
 #include "tbfit.h"
 
 enum field {

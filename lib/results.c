@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_row.h"
+#include "csv_row_internal.h"
 #include "gsl_errors.h"
 #include "tbfit.h"
 

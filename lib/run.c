@@ -6,6 +6,8 @@
 #include <config.h>
 
 #include <ctype.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +179,33 @@ const char *tb_run_meta(const tb_run *run, const char *key)
         if (strcmp(run->meta[i].key, key) == 0)
             return run->meta[i].value;
     return NULL;
+}
+
+int tb_run_trip_points(const tb_run *run, const char *column, double *control,
+                       double *switch_on)
+{
+    size_t len = strlen(column);
+    int passive = 0;
+    *control = -INFINITY;
+    *switch_on = INFINITY;
+    for (size_t i = 0; i < run->nmeta; i++) {
+        const char *key = run->meta[i].key, *value = run->meta[i].value;
+        char type[32];
+        long mc;
+        int end = 0;
+        if (strncmp(key, "trip.", 5) != 0 || strncmp(key + 5, column, len) != 0 ||
+            key[5 + len] != '.' || sscanf(value, "%31s %ld%n", type, &mc, &end) != 2 ||
+            value[end] != '\0' || strcmp(type, "passive") != 0)
+            continue;
+        passive++;
+        *control = fmax(*control, (double)mc / 1000);
+        *switch_on = fmin(*switch_on, (double)mc / 1000);
+    }
+    if (passive < 2)
+        *switch_on = NAN;
+    if (passive == 0)
+        *control = NAN;
+    return passive ? 0 : -1;
 }
 
 size_t tb_run_ncomments(const tb_run *run) { return run->ncomments; }

@@ -129,6 +129,14 @@ const char *tb_run_meta_value(const tb_run *run, size_t i);
 /* The value of the last "# KEY: value" line, or NULL. */
 const char *tb_run_meta(const tb_run *run, const char *key);
 
+/* The passive trip points tb-record wrote for COLUMN's thermal zone
+ * ("# trip.COLUMN.K: passive 85000", m°C): the highest into *CONTROL (°C,
+ * the temperature Linux's power-allocator governor controls to) and, when
+ * there are two or more, the lowest into *SWITCH_ON (its switch-on
+ * temperature; NaN otherwise).  0, or -1 when the run has none. */
+int tb_run_trip_points(const tb_run *run, const char *column, double *control,
+                       double *switch_on);
+
 /* Comment lines that are neither the start line nor "key: value",
  * without the leading "#" and blank. */
 size_t tb_run_ncomments(const tb_run *run);
@@ -625,6 +633,7 @@ ssize_t tb_thermal_zth(const tb_fit *fit, size_t i, const double *t, const doubl
  * to reach it. */
 typedef struct tb_sustainable {
     double trip;          /* °C */
+    double switch_on;     /* °C of the governor's switch-on trip; NaN */
     double idle_temp;     /* °C at idle, at the ambient asked for */
     tb_estimate power;    /* W: idle + (trip − idle_temp)/R_th */
     double at_power;      /* W of the time to trip */
@@ -730,6 +739,12 @@ typedef struct tb_analysis_options {
                                        with an ambient subtracted only */
     double at_power;                /* W of the time to trip; NaN: the
                                        run's load power */
+    int trip_zone;                  /* non-zero: the trip point (and the
+                                       switch-on) of each column's zone
+                                       from its run (tb_run_trip_points())
+                                       instead of .trip */
+    double switch_on;               /* °C: the governor's switch-on trip,
+                                       for its constants; NaN: none */
 } tb_analysis_options;
 
 tb_analysis_options tb_analysis_default_options(void);

@@ -420,6 +420,7 @@ int tb_thermal_sustainable(const tb_fit *fit, size_t i, const tb_thermal *th, do
                         .idle = th->power.idle,
                         .at = isnan(at_power) ? th->power.idle + th->power.step : at_power};
     su->trip = trip;
+    su->switch_on = NAN;
     su->idle_temp = th->t_start + offset;
     su->at_power = e.at;
     tb_fit_derive(fit, i, g_sustainable, &e, th->power.step, th->power.se, 0, &su->power);

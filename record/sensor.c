@@ -557,3 +557,56 @@ void sensors_close(struct sensor *sensors, size_t n)
     }
     free(sensors);
 }
+
+/* Append "KEY=VALUE" to *V (N strings); 0, or -1 when memory runs out. */
+static int push_meta(char ***v, size_t *n, const char *name, int k, const char *type,
+                     const char *temp)
+{
+    char *s = NULL;
+    if (asprintf(&s, "trip.%s.%d=%s %s", name, k, type, temp) < 0)
+        return -1;
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv) {
+        free(s);
+        return -1;
+    }
+    *v = nv;
+    nv[(*n)++] = s;
+    return 0;
+}
+
+int sensors_trip_metas(const struct sensor *v, size_t n, char ***metas, size_t *nmetas)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *path = v[i].path, *slash = strrchr(path, '/');
+        if (v[i].kind != SENSOR_FILE || !slash || strcmp(slash, "/temp") != 0 ||
+            !strstr(path, "thermal_zone"))
+            continue;
+        /* the column's name: its header up to the unit, when a metadata
+         * key can hold it */
+        size_t len = strcspn(v[i].header, "/");
+        char name[128];
+        if (len == 0 || len >= sizeof name ||
+            strspn(v[i].header, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") < len)
+            continue;
+        memcpy(name, v[i].header, len);
+        name[len] = '\0';
+        int dir = (int)(slash - path);
+        for (int k = 0; k < 64; k++) {
+            char tpath[4096], ypath[4096];
+            snprintf(tpath, sizeof tpath, "%.*s/trip_point_%d_temp", dir, path, k);
+            snprintf(ypath, sizeof ypath, "%.*s/trip_point_%d_type", dir, path, k);
+            char *temp = read_small_file(tpath), *type = read_small_file(ypath);
+            int rc = temp && type && strspn(temp, "-0123456789") == strlen(temp) && !strchr(type, ' ')
+                         ? push_meta(metas, nmetas, name, k, type, temp) : 0;
+            int last = !temp;
+            free(temp);
+            free(type);
+            if (rc < 0)
+                return -1;
+            if (last)
+                break;
+        }
+    }
+    return 0;
+}

@@ -38,6 +38,14 @@ struct sensor {
 int sensors_open(const struct record_settings *s, struct sensor **out,
                  size_t *n, char *err, size_t errlen);
 
+/* "trip.NAME.K=TYPE TEMP" (TEMP in m°C, as the kernel writes it) for each
+ * trip point (trip_point_K_type and trip_point_K_temp beside the temp
+ * file) of the thermal zones among the N sensors V, appended to the
+ * *NMETAS strings *METAS: the trip points a run was recorded under, for
+ * its metadata.  NAME is the sensor's column name.  0, or -1 when memory
+ * runs out. */
+int sensors_trip_metas(const struct sensor *v, size_t n, char ***metas, size_t *nmetas);
+
 /* Read SENSOR at time NOW_NS into BUF: the kernel's text for a file
  * ("41300"), a power with 6 digits, "nan" when it cannot be read, "" when
  * there is no value yet (a power's first sample).  Returns 0, or -1 when

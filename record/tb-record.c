@@ -708,6 +708,11 @@ int main(int argc, char **argv)
             goto out;
         }
     }
+    /* the trip points the zones had, for tb-fit --trip zone */
+    if (!s.no_meta && sensors_trip_metas(r.sensors, r.nsensors, &s.metas, &s.nmetas) < 0) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
+    }
     if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
         goto fail;
     r.echo = r.out.is_stdout ? stderr : stdout;

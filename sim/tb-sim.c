@@ -585,7 +585,15 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
     for (int j = 0; j < s->sensors; j++) {
         snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
         snprintf(text, sizeof text, "cpu%d-thermal", j);
-        if (mkdirs(dir) < 0 || put_name(dir, "type", text) < 0)
+        /* trip points as an SoC's device tree sets them: the governor's
+         * switch-on and control temperatures, and the critical one */
+        if (mkdirs(dir) < 0 || put_name(dir, "type", text) < 0 ||
+            put_name(dir, "trip_point_0_type", "passive") < 0 ||
+            put_name(dir, "trip_point_0_temp", "70000") < 0 ||
+            put_name(dir, "trip_point_1_type", "passive") < 0 ||
+            put_name(dir, "trip_point_1_temp", "85000") < 0 ||
+            put_name(dir, "trip_point_2_type", "critical") < 0 ||
+            put_name(dir, "trip_point_2_temp", "100000") < 0)
             goto fail;
     }
     snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);

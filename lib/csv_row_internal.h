@@ -1,12 +1,12 @@
 /*
- * csv_row.h -- the cells of one CSV row as libcsv hands them over, for
+ * csv_row_internal.h -- the cells of one CSV row as libcsv hands them over, for
  * the readers of small CSV files (results, networks).  Private to
  * libtbfit.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#ifndef TB_CSV_ROW_H
-#define TB_CSV_ROW_H
+#ifndef TB_CSV_ROW_INTERNAL_H
+#define TB_CSV_ROW_INTERNAL_H
 
 #include <stddef.h>
 
