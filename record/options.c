@@ -22,6 +22,9 @@ static const char usage_text[] =
     "\n"
     "Run and output:\n"
     "  -t, --time=SECONDS        stop after SECONDS (the benchmark is stopped)\n"
+    "      --cooldown=SECONDS    after the benchmark ends (or is stopped), keep\n"
+    "                            recording for SECONDS: the cooling curve; the\n"
+    "                            benchmark_running column marks the end\n"
     "  -p, --period=MS           sampling period in milliseconds (default 1000;\n"
     "                            fractions such as 0.5 are accepted)\n"
     "  -o, --output_dir=DIR      write DIR/NAME.csv (default .)\n"
@@ -328,10 +331,11 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
 {
     enum {
         OPT_SYSFS_ROOT = 256, OPT_PROCFS_ROOT, OPT_SCHED_DEADLINE, OPT_UNBUFFERED,
-        OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META,
+        OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META, OPT_COOLDOWN,
     };
     static const struct option options[] = {
         {"time", required_argument, NULL, 't'},
+        {"cooldown", required_argument, NULL, OPT_COOLDOWN},
         {"period", required_argument, NULL, 'p'},
         {"output_dir", required_argument, NULL, 'o'},
         {"output", required_argument, NULL, 'O'},
@@ -381,6 +385,12 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
             if (parse_number(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0) ||
                 s->time_limit_s > 3.2e9)
                 return usage_error("--time wants a positive number of seconds, at most 3.2e9, not ",
+                                   optarg);
+            break;
+        case OPT_COOLDOWN:
+            if (parse_number(optarg, &s->cooldown_s) < 0 || !(s->cooldown_s > 0) ||
+                s->cooldown_s > 3.2e9)
+                return usage_error("--cooldown wants a positive number of seconds, at most 3.2e9, not ",
                                    optarg);
             break;
         case 'p':
@@ -481,6 +491,8 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         return -1;
     if (!s->bench_argv && (s->ncolumns > 0 || s->stdout_column))
         return usage_error("--column and --stdout need a benchmark to read lines from", NULL);
+    if (!s->bench_argv && s->cooldown_s > 0)
+        return usage_error("--cooldown needs a benchmark whose end it follows", NULL);
     if (s->fan_on >= 0 && !s->fan_cmd)
         return usage_error("--fan-on needs --fan-cmd", NULL);
     if (!isnan(s->wait_temp) && s->no_sensors)

@@ -39,6 +39,7 @@ struct exec_spec {
 
 struct record_settings {
     double time_limit_s;       /* 0: until the benchmark ends */
+    double cooldown_s;         /* recorded after the benchmark's end; 0: none */
     double period_ms;
     const char *output_dir;
     const char *output;        /* file, "-" for stdout; NULL: DIR/NAME.csv */

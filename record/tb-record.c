@@ -68,7 +68,7 @@ struct recorder {
     const char **headers;   /* every column after time */
     char **owned_headers;   /* the ones built here */
     size_t ncols;
-    size_t col_cpu, col_bench, col_stdout, col_exec;
+    size_t col_cpu, col_bench, col_stdout, col_exec, col_running;
 
     char (*text)[VALUE_MAX];    /* a value buffer per column */
     const char **cells;         /* the row being written */
@@ -77,6 +77,8 @@ struct recorder {
     struct csv_writer out;
     struct process bench;
     int have_bench;
+    int cooling;            /* --cooldown: the benchmark has ended */
+    int bench_ended;        /* it ended by itself (before the cool-down) */
     int timer_fd;
     int64_t armed;              /* when timer_fd fires next */
     int64_t t0_ns;
@@ -368,7 +370,19 @@ static void wait_for_output(struct recorder *r, int64_t wake, const sigset_t *un
     }
 }
 
-/* Sample until the time limit, the benchmark's end or a signal. */
+/* --cooldown: the benchmark ends here (stopped if it still runs), and the
+ * row that says so is written at the moment it did. */
+static void start_cooldown(struct recorder *r)
+{
+    r->cooling = 1;
+    r->bench_ended = r->bench.pid == 0;
+    process_read(&r->bench, on_benchmark_line, r);
+    process_stop(&r->bench, 2000);
+    write_event(r, r->col_running, "0");
+}
+
+/* Sample until the time limit, the benchmark's end or a signal (and with
+ * --cooldown, the cool-down's end after it). */
 static void record(struct recorder *r, const sigset_t *unblocked)
 {
     const struct record_settings *s = r->s;
@@ -399,14 +413,18 @@ static void record(struct recorder *r, const sigset_t *unblocked)
             }
             continue;
         }
-        if (now >= limit)
-            break;
-        if (r->have_bench && process_reap(&r->bench)) {
-            /* what it wrote before it ended; a child of it may hold the
-             * pipe open, so no waiting for the end of the output */
+        int reaped = !r->cooling && r->have_bench && process_reap(&r->bench);
+        if (reaped)   /* what it wrote before it ended; a child of it may
+                         hold the pipe open, so no waiting for its end */
             process_read(&r->bench, on_benchmark_line, r);
-            break;
+        if ((now >= limit || reaped) && s->cooldown_s > 0 && !r->cooling) {
+            start_cooldown(r);
+            limit = now + (int64_t)(s->cooldown_s * 1e9);
+            last_due = (limit - r->t0_ns) / period;
+            continue;
         }
+        if (now >= limit || reaped)
+            break;
         wait_for_output(r, next < limit ? next : limit, unblocked);
     }
     show_progress(r, now_ns(), 1);
@@ -577,6 +595,10 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
             if (add_header(r, NULL, s->execs[h].cols[k].name) < 0)
                 goto oom;
     }
+    /* the end of the load, for the cooling curve after it */
+    r->col_running = r->ncols;
+    if (s->cooldown_s > 0 && add_header(r, NULL, "benchmark_running") < 0)
+        goto oom;
     /* every helper polled, however many a sensors file starts */
     r->pfd = calloc(2 + r->nhelpers, sizeof *r->pfd);
     r->pfd_owner = calloc(2 + r->nhelpers, sizeof *r->pfd_owner);
@@ -744,11 +766,13 @@ int main(int argc, char **argv)
     if (s.sched_deadline > 0)
         use_sched_deadline(&s);
     r.t0_ns = now_ns();
+    if (s.cooldown_s > 0)
+        write_event(&r, r.col_running, "1");
     record(&r, &unblocked);
 
     status = RECORD_EXIT_OK;
     if (r.have_bench) {
-        int ended_by_itself = r.bench.pid == 0;
+        int ended_by_itself = r.cooling ? r.bench_ended : r.bench.pid == 0;
         process_read(&r.bench, on_benchmark_line, &r);   /* what is there */
         process_stop(&r.bench, 2000);
         if (ended_by_itself)
