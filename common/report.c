@@ -142,6 +142,8 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     tb_json_string(f, c->source);
     fputs(", \"column\": ", f);
     tb_json_string(f, c->column->name);
+    fputs(", \"part\": ", f);
+    tb_json_string(f, c->part);
     fprintf(f, ", \"order\": %d, \"points\": %zu, \"duration_s\": ", fit->order, s->n);
     json_number(f, s->duration);
     fputs(", \"rss\": ", f);
@@ -229,9 +231,9 @@ static void report_text(FILE *f, const tb_fit_report *r)
     const char *unit = c->column->unit;
     const char *sep = *unit ? " " : "";
 
-    fprintf(f, "%s: %s: order %d, %zu points over %.1f s%s%s", c->source, c->column->name,
-            fit->order, s->n, s->duration, r->ambient ? ", minus " : "",
-            r->ambient ? r->ambient : "");
+    fprintf(f, "%s: %s%s%s%s: order %d, %zu points over %.1f s%s%s", c->source, c->column->name,
+            c->part ? " (" : "", c->part ? c->part : "", c->part ? ")" : "", fit->order, s->n,
+            s->duration, r->ambient ? ", minus " : "", r->ambient ? r->ambient : "");
     if (c->startup)
         fprintf(f, " (%zu start-up sample%s left out)", c->startup, c->startup == 1 ? "" : "s");
     fputc('\n', f);
@@ -310,13 +312,16 @@ static void text_quantity(FILE *f, const tb_estimate *e)
     text_estimate(f, e, digits);
 }
 
-static void text_thermal(FILE *f, const tb_fit_report *r)
+/* "  power step 5 W ± 0.001 from power/W: load 6 W less idle 1 W" */
+static void text_power_step(FILE *f, const tb_fit_report *r, const tb_thermal *th)
 {
-    const tb_analysed_column *c = r->c;
-    const tb_thermal *th = c->thermal;
-    const tb_sustainable *su = c->sustainable;
-    const char *unit = r->ambient ? " above ambient" : "";
-
+    if (th->power.step < 0) {   /* a cooling curve */
+        fprintf(f, "  power step down %.4g W", -th->power.step);
+        if (th->power.se > 0)
+            fprintf(f, " ± %.2g", th->power.se);
+        fputs(" at the load's end: the heating part's step\n", f);
+        return;
+    }
     fprintf(f, "  power step %.4g W", th->power.step);
     if (th->power.se > 0)
         fprintf(f, " ± %.2g", th->power.se);
@@ -328,6 +333,16 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
     else
         fputs(" (given)", f);
     fputc('\n', f);
+}
+
+static void text_thermal(FILE *f, const tb_fit_report *r)
+{
+    const tb_analysed_column *c = r->c;
+    const tb_thermal *th = c->thermal;
+    const tb_sustainable *su = c->sustainable;
+    const char *unit = r->ambient ? " above ambient" : "";
+
+    text_power_step(f, r, th);
     if (isnan(th->start_drift))
         fputs("  (assumes the board at rest when the load started: no idle part before it "
               "to check)\n", f);

@@ -46,6 +46,8 @@ struct settings {
     const char *power;            /* a column, or NULL with power_step */
     double power_step, idle_power, trip, max_ambient, at_power, switch_on;
     int trip_zone;                /* --trip zone */
+    int cooling;                  /* --cooling */
+    double load_end;              /* --cooling=TIME; NaN */
     const char *zth;              /* --zth FILE */
     const char *network;          /* --network FILE */
 };
@@ -118,6 +120,12 @@ static const char usage_text[] =
     "      --zth=FILE         write Zth(t), measured and model, on a log time grid\n"
     "      --network=FILE     write the Foster stages, for tb-sim --network\n"
     "\n"
+    "Cooling curve:\n"
+    "      --cooling[=TIME]   fit each column's heating (to the load's end) and\n"
+    "                         cooling (after it) together, with shared τ; the\n"
+    "                         end from the run's benchmark_running column\n"
+    "                         (tb-record --cooldown) or TIME\n"
+    "\n"
     "Run length:\n"
     "      --run-length       fit growing prefixes of the run and report from\n"
     "                         which length T∞ stays within the tolerance\n"
@@ -142,7 +150,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
-    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK,
+    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -162,6 +170,7 @@ static const struct option own_options[] = {
     {"switch-on", required_argument, NULL, OPT_SWITCH_ON},
     {"zth", required_argument, NULL, OPT_ZTH},
     {"network", required_argument, NULL, OPT_NETWORK},
+    {"cooling", optional_argument, NULL, OPT_COOLING},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
@@ -221,6 +230,11 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             break;
         case OPT_ZTH: s->zth = optarg; break;
         case OPT_NETWORK: s->network = optarg; break;
+        case OPT_COOLING:
+            s->cooling = 1;
+            if (optarg && (tb_parse_duration(optarg, &s->load_end) < 0 || !(s->load_end > 0)))
+                return usage_error("--cooling wants the load's end as a positive time, not '%s'", optarg);
+            break;
         case OPT_CI:
             if (strcmp(optarg, "hac") == 0) {
                 s->m.fit.ci = TB_CI_HAC;
@@ -292,6 +306,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", "--zth, --network, --idle-power and --trip need --power");
     if (power && s->run_length)
         return usage_error("%s", "--power and --run-length: one of them");
+    if (s->cooling && s->run_length)
+        return usage_error("%s", "--cooling and --run-length: one of them");
     if (!trip && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
         return usage_error("%s", "--max-ambient, --at-power and --switch-on need --trip");
     if (trip && s->m.ambient && isnan(s->max_ambient))
@@ -352,6 +368,8 @@ static tb_analysis_options analysis_options(const struct settings *s)
     o.max_ambient = s->max_ambient;
     o.at_power = s->at_power;
     o.trip_zone = s->trip_zone;
+    o.cooling = s->cooling;
+    o.load_end = s->load_end;
     o.switch_on = s->switch_on;
     return o;
 }
@@ -488,7 +506,7 @@ int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
                          .power_step = NAN, .idle_power = NAN, .trip = NAN, .max_ambient = NAN,
-                         .at_power = NAN, .switch_on = NAN};
+                         .at_power = NAN, .switch_on = NAN, .load_end = NAN};
     struct tb_paths paths = {0};
     tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);

@@ -57,6 +57,7 @@ tb_analysis_options tb_analysis_default_options(void)
         .max_ambient = NAN,
         .at_power = NAN,
         .switch_on = NAN,
+        .load_end = NAN,
     };
 }
 
@@ -137,6 +138,14 @@ static int check_options(const tb_analysis_options *o, char *err, size_t errlen)
     }
     if ((o->ncolumns && !o->columns) || (o->nwork && !o->work)) {
         snprintf(err, errlen, "a count of column specs without the specs");
+        return -1;
+    }
+    if (o->cooling && o->run_length) {
+        snprintf(err, errlen, "the run length and the cooling part: one of them");
+        return -1;
+    }
+    if (!isnan(o->load_end) && !(o->load_end > 0 && isfinite(o->load_end))) {
+        snprintf(err, errlen, "the load's end must be a positive time, not %g", o->load_end);
         return -1;
     }
     if (o->run_length && (o->shared_tau || o->auto_order)) {
@@ -286,11 +295,19 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
         raise_status(a, before);
         return;
     }
+    double load_end = o->load_end;
+    if (o->cooling && isnan(load_end) && tb_run_load_end(run, &load_end) < 0) {
+        say(a, "%s: no end of the load to cool from: no benchmark_running column with a 0 "
+            "(tb-record --cooldown writes one); give the load's end", file);
+        raise_status(a, TB_STATUS_INPUT);
+    }
     size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
     double ops = a->status == TB_STATUS_OK ? work_rate(a, o, run) : NAN;
     double since;
     const char *by = NULL;
-    int throttled = tb_throttle_check(run, from_of(o), o->to, &since, &by);
+    /* the power falls at the load's end: it is the cooling, not throttling */
+    int throttled = tb_throttle_check(run, from_of(o), o->cooling ? fmin(o->to, load_end) : o->to,
+                                      &since, &by);
     if (throttled < 0)
         a->out_of_memory = 1;
     if (throttled != 1) {
@@ -313,30 +330,43 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
                 startup_until = c->t[startup - 1];
             }
         }
-        if (tb_series_extract(c, from, o->to, amb, &t, &y, &n, err, sizeof err) < 0) {
-            /* The run's other columns are still fitted: this one is said. */
-            say(a, "%s: %s", file, err);
-            raise_status(a, TB_STATUS_INPUT);
-            continue;
+        /* one part, or with the cooling two: up to the load's end and after */
+        int parts = o->cooling ? 2 : 1, added = 0;
+        for (int part = 0; part < parts; part++) {
+            double lo = part ? load_end : from, hi = o->cooling && !part ? fmin(o->to, load_end) : o->to;
+            if (tb_series_extract(c, lo, hi, amb, &t, &y, &n, err, sizeof err) < 0) {
+                /* The run's other columns are still fitted: this one is said. */
+                say(a, "%s: %s%s%s", file, parts > 1 ? (part ? "the cooling part: " : "the heating part: ") : "",
+                    "", err);
+                raise_status(a, TB_STATUS_INPUT);
+                break;
+            }
+            struct column *col = add_column(a);
+            if (!col) {
+                free(t);
+                free(y);
+                break;
+            }
+            if (!isnan(o->ambient_temp))
+                for (size_t i = 0; i < n; i++)
+                    y[i] -= o->ambient_temp;
+            col->t = t;
+            col->y = y;
+            col->power = power;
+            col->pub = (tb_analysed_column){
+                .run = run, .source = file, .index = idx[k], .column = c,
+                .t = t, .y = y, .n = n, .startup = part ? 0 : startup, .ops_per_s = ops,
+                .throttled_since = since, .throttled_by = by, .settle = NAN,
+                .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,
+            };
+            a->ncols++;
+            added++;
         }
-        struct column *col = add_column(a);
-        if (!col) {
-            free(t);
-            free(y);
-            break;
+        if (added == 1 && parts == 2) {   /* a column is fitted whole or not at all */
+            a->ncols--;
+            free(a->cols[a->ncols].t);
+            free(a->cols[a->ncols].y);
         }
-        if (!isnan(o->ambient_temp))
-            for (size_t i = 0; i < n; i++)
-                y[i] -= o->ambient_temp;
-        col->t = t;
-        col->y = y;
-        col->power = power;
-        col->pub = (tb_analysed_column){
-            .run = run, .source = file, .index = idx[k], .column = c,
-            .t = t, .y = y, .n = n, .startup = startup, .ops_per_s = ops,
-            .throttled_since = since, .throttled_by = by, .settle = NAN,
-        };
-        a->ncols++;
     }
     free(idx);
     if (most_startup > 0)
@@ -441,14 +471,20 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
         }
         return;
     }
-    for (size_t i = 0; i < a->ncols; i++) {
+    /* a column's heating and cooling parts are one fit with shared τ */
+    size_t per = o->cooling ? 2 : 1;
+    for (size_t i = 0; i < a->ncols; i += per) {
         struct column *c = &a->cols[i];
-        if (fit_columns(o, c, 1, &a->fits[i], err, sizeof err) < 0) {
-            fail_column(a, c, "fit", err);
+        if (fit_columns(o, c, per, &a->fits[i], err, sizeof err) < 0) {
+            for (size_t p = 0; p < per; p++)
+                fail_column(a, c + p, "fit", err);
             continue;
         }
-        c->pub.fit = &a->fits[i];
-        c->pub.settle = tb_fit_settle_time(&a->fits[i], 0, o->tolerance);
+        for (size_t p = 0; p < per; p++) {
+            c[p].pub.fit = &a->fits[i];
+            c[p].pub.series = p;
+            c[p].pub.settle = tb_fit_settle_time(&a->fits[i], p, o->tolerance);
+        }
         suggest_ambient(a, o, c);
         if (!o->run_length)
             continue;
@@ -479,9 +515,12 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
         tb_power_step ps;
         if (!p->fit)
             continue;
+        /* the cooling part steps down by the heating part's step */
+        const tb_analysed_column *load =
+            p->part && strcmp(p->part, "cooling") == 0 ? &(c - 1)->pub : p;
         if (c->power) {
-            if (tb_power_step_measure(c->power, p->t[0], p->t[p->n - 1], o->idle_power, &ps, err,
-                                      sizeof err) < 0) {
+            if (tb_power_step_measure(c->power, load->t[0], load->t[load->n - 1], o->idle_power,
+                                      &ps, err, sizeof err) < 0) {
                 say(a, "%s: %s: %s", p->source, p->column->name, err);
                 raise_status(a, TB_STATUS_INPUT);
                 continue;
@@ -490,13 +529,19 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
             ps = (tb_power_step){.step = o->power_step, .load = o->idle_power + o->power_step,
                                  .idle = o->idle_power};
         }
+        if (load != p)
+            ps = (tb_power_step){.step = -ps.step, .se = ps.se, .load = ps.idle, .idle = NAN,
+                                 .departure = ps.departure, .not_step = ps.not_step};
         if (tb_thermal_from_fit(p->fit, p->series, &ps, relative, &c->thermal, err,
                                 sizeof err) < 0) {
             fail_column(a, c, "the thermal network", err);
             continue;
         }
         c->pub.thermal = &c->thermal;
-        tb_thermal_check_start(p->fit, p->series, p->column, p->t[0], &c->thermal);
+        tb_thermal_check_start(p->fit, p->series, p->column, load != p ? load->t[0] : -INFINITY,
+                               p->t[0], &c->thermal);
+        if (load != p)
+            continue;   /* the sustainable power is the heating part's */
         double trip = o->trip, switch_on = o->switch_on;
         if (o->trip_zone && tb_run_trip_points(p->run, p->column->name, &trip, &switch_on) < 0) {
             say(a, "%s: %s: no passive trip point of its zone in the run's metadata "

@@ -119,7 +119,13 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
         return -1;
     const tb_fit_series *s = &fit->series[c->series];
     r->file = strdup(c->source);
-    r->column = strdup(c->column->name);
+    /* a part of a column (its cooling) is a row of its own */
+    if (c->part) {
+        if (asprintf(&r->column, "%s (%s)", c->column->name, c->part) < 0)
+            r->column = NULL;
+    } else {
+        r->column = strdup(c->column->name);
+    }
     r->flags = strdup(tb_fit_flags_text(fit->flags, flags, sizeof flags));
     r->order = fit->order;
     r->points = s->n;

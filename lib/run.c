@@ -208,6 +208,21 @@ int tb_run_trip_points(const tb_run *run, const char *column, double *control,
     return passive ? 0 : -1;
 }
 
+int tb_run_load_end(const tb_run *run, double *t)
+{
+    for (size_t i = 1; i < tb_run_ncolumns(run); i++) {
+        const tb_column *c = tb_run_column(run, i);
+        if (strcmp(c->name, "benchmark_running") != 0)
+            continue;
+        for (size_t k = 0; k < c->n; k++)
+            if (c->v[k] == 0) {
+                *t = c->t[k];
+                return 0;
+            }
+    }
+    return -1;
+}
+
 size_t tb_run_ncomments(const tb_run *run) { return run->ncomments; }
 
 const char *tb_run_comment(const tb_run *run, size_t i)

@@ -551,9 +551,10 @@ int tb_power_step_measure(const tb_column *power, double from, double to, double
 /* Why a thermal network should not be trusted as it is. */
 enum tb_thermal_flag {
     TB_THERMAL_NOT_STEP = 1 << 0,     /* the power is not a step */
-    TB_THERMAL_NOT_PASSIVE = 1 << 1,  /* a term rises the wrong way (kᵢ >
-                                         0): no RC network has it, and no
-                                         Cauer ladder is given */
+    TB_THERMAL_NOT_PASSIVE = 1 << 1,  /* a term goes the wrong way (an Rᵢ =
+                                         −kᵢ/ΔP not positive): no RC network
+                                         has it, and no Cauer ladder is
+                                         given */
     TB_THERMAL_NOT_AT_REST = 1 << 2,  /* the temperature still moved when
                                          the load started: the network
                                          assumes idle equilibrium there */
@@ -585,8 +586,9 @@ typedef struct tb_thermal {
  * terms) under the power step PS; RELATIVE: the series is a rise over an
  * ambient (R_ja is then given).  Intervals are the fit's, propagated with
  * ΔP's standard error (tb_fit_derive()); a fit flagged extrapolated has
- * its R_th interval widened to hold the next order's T∞ as T∞'s is.  0,
- * or -1 with a message in ERR when ΔP is not positive.
+ * its R_th interval widened to hold the next order's T∞ as T∞'s is.  A
+ * negative ΔP is a step down (a cooling curve, kᵢ > 0).  0, or -1 with a
+ * message in ERR when ΔP is 0 or not finite.
  */
 int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, int relative,
                         tb_thermal *th, char *err, size_t errlen);
@@ -594,16 +596,17 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
 #define TB_THERMAL_FLAG_LAST TB_THERMAL_NOT_AT_REST
 
 /*
- * Whether the board was at rest when the load started at time START: the
- * slope of column TEMP over the second half of its points before START
- * (at least 10), times the slowest τ of series I of TH's fit, is how far
+ * Whether the board was at rest when the load started (or, for a cooling
+ * curve, ended) at time START: the slope of column TEMP over the second
+ * half of its points from FROM (-∞: its first) to START (at least 10),
+ * times the slowest τ of series I of TH's fit, is how far
  * the temperature was still heading; over 5 % of the step's rise, TH is
  * flagged TB_THERMAL_NOT_AT_REST, as its kᵢ then mix the load's response
  * with the way the board was going.  TH->start_drift gets it.  0, or -1
  * when there are too few points before START to tell (nothing changed).
  */
-int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double start,
-                           tb_thermal *th);
+int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double from,
+                           double start, tb_thermal *th);
 
 /* The short name of one flag ("not_passive"), or NULL. */
 const char *tb_thermal_flag_name(unsigned flag);
@@ -745,6 +748,14 @@ typedef struct tb_analysis_options {
                                        instead of .trip */
     double switch_on;               /* °C: the governor's switch-on trip,
                                        for its constants; NaN: none */
+    int cooling;                    /* non-zero: each column in two parts,
+                                       the heating up to the load's end
+                                       and the cooling after it, fitted
+                                       together with shared τ (a power
+                                       step down for the cooling part) */
+    double load_end;                /* s of the run: the load's end; NaN:
+                                       from its benchmark_running column
+                                       (tb-record --cooldown) */
 } tb_analysis_options;
 
 tb_analysis_options tb_analysis_default_options(void);
@@ -783,7 +794,13 @@ typedef struct tb_analysed_column {
     const tb_thermal *thermal;      /* its network, when a power was given
                                        and it could be found; else NULL */
     const tb_sustainable *sustainable; /* with a trip point; else NULL */
+    const char *part;               /* with .cooling: "heating" or
+                                       "cooling"; else NULL */
 } tb_analysed_column;
+
+/* The time (s) a run's load ended: the first 0 of its benchmark_running
+ * column (tb-record --cooldown).  0, or -1 when it has none. */
+int tb_run_load_end(const tb_run *run, double *t);
 
 typedef struct tb_analysis tb_analysis;
 

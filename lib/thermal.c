@@ -191,8 +191,8 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
                         tb_thermal *th, char *err, size_t errlen)
 {
     memset(th, 0, sizeof *th);
-    if (!(ps->step > 0) || !isfinite(ps->step)) {
-        snprintf(err, errlen, "the power step must be positive, not %g W", ps->step);
+    if (ps->step == 0 || !isfinite(ps->step)) {
+        snprintf(err, errlen, "the power step must not be %g W", ps->step);
         return -1;
     }
     double dp = ps->step, se = ps->se;
@@ -220,7 +220,7 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
         tb_fit_derive(fit, i, g_rja, &e, ps->load, ps->se, 1, &th->r_ja);
     for (size_t j = 0; j < n; j++) {
         e.j = j;
-        if (!(fs->k[j].value < 0))
+        if (!(-fs->k[j].value / dp > 0))   /* Rᵢ; a step down has kᵢ > 0 */
             th->flags |= TB_THERMAL_NOT_PASSIVE;
         tb_fit_derive(fit, i, g_foster_r, &e, dp, se, 1, &th->foster_r[j]);
         tb_fit_derive(fit, i, g_foster_c, &e, dp, se, 1, &th->foster_c[j]);
@@ -237,17 +237,19 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
     return 0;
 }
 
-int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double start,
-                           tb_thermal *th)
+int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double from,
+                           double start, tb_thermal *th)
 {
-    size_t before = 0;
-    while (before < temp->n && temp->t[before] < start)
+    size_t first = 0, before;
+    while (first < temp->n && temp->t[first] < from)
+        first++;
+    for (before = first; before < temp->n && temp->t[before] < start;)
         before++;
-    size_t from = before / 2, m = before - from;
+    size_t half = first + (before - first) / 2, m = before - half;
     if (m < 10)
         return -1;
     double c0, c1, cov00, cov01, cov11, sumsq;
-    if (gsl_fit_linear(temp->t + from, 1, temp->v + from, 1, m, &c0, &c1, &cov00, &cov01, &cov11,
+    if (gsl_fit_linear(temp->t + half, 1, temp->v + half, 1, m, &c0, &c1, &cov00, &cov01, &cov11,
                        &sumsq) != 0)
         return -1;
     double slowest = fit->tau[fit->order - 1].value;
