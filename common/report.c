@@ -343,12 +343,16 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
     const char *unit = r->ambient ? " above ambient" : "";
 
     text_power_step(f, r, th);
-    if (isnan(th->start_drift))
+    if (isnan(th->start_drift) && th->power.step > 0)
         fputs("  (assumes the board at rest when the load started: no idle part before it "
               "to check)\n", f);
     fputs("  R_th ", f);
     text_quantity(f, &th->r_th);
-    fprintf(f, " K/W   (T∞ less T(0) = %.2f °C%s, over the step)\n", th->t_start, unit);
+    if (th->power.step < 0)
+        fprintf(f, " K/W   (Σ Rᵢ, each read for a load of %.0f s before the cooling)\n",
+                th->power.held);
+    else
+        fprintf(f, " K/W   (T∞ less T(0) = %.2f °C%s, over the step)\n", th->t_start, unit);
     if (isfinite(th->r_ja.value)) {
         fputs("  R_ja ", f);
         text_quantity(f, &th->r_ja);

@@ -529,17 +529,25 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
             ps = (tb_power_step){.step = o->power_step, .load = o->idle_power + o->power_step,
                                  .idle = o->idle_power};
         }
+        /* from the step up, which the heating part starts with */
         if (load != p)
             ps = (tb_power_step){.step = -ps.step, .se = ps.se, .load = ps.idle, .idle = NAN,
-                                 .departure = ps.departure, .not_step = ps.not_step};
+                                 .departure = ps.departure, .not_step = ps.not_step,
+                                 .held = p->t[0] - load->t[0]};
         if (tb_thermal_from_fit(p->fit, p->series, &ps, relative, &c->thermal, err,
                                 sizeof err) < 0) {
             fail_column(a, c, "the thermal network", err);
             continue;
         }
         c->pub.thermal = &c->thermal;
-        tb_thermal_check_start(p->fit, p->series, p->column, load != p ? load->t[0] : -INFINITY,
-                               p->t[0], &c->thermal);
+        /* A cooling curve rests on the heating before it starting from
+         * rest (its stages are read for how long the load lasted). */
+        if (load == p) {
+            tb_thermal_check_start(p->fit, p->series, p->column, -INFINITY, p->t[0], &c->thermal);
+        } else {
+            c->thermal.flags |= (c - 1)->thermal.flags & TB_THERMAL_NOT_AT_REST;
+            c->thermal.start_drift = (c - 1)->thermal.start_drift;
+        }
         if (load != p)
             continue;   /* the sustainable power is the heating part's */
         double trip = o->trip, switch_on = o->switch_on;

@@ -532,6 +532,10 @@ typedef struct tb_power_step {
     double departure;     /* the largest departure of a tenth of the load
                              from the load's mean, as a share of ΔP */
     int not_step;         /* departure over TB_POWER_STEP_SHARE */
+    double held;          /* s: for a step down (.step < 0, a cooling
+                             curve), how long the load before it lasted:
+                             mode i had reached 1 − e^(−held/τᵢ) of its
+                             rise, and its Rᵢ is read so; 0: settled */
 } tb_power_step;
 
 #define TB_POWER_STEP_SHARE 0.1
@@ -565,7 +569,7 @@ typedef struct tb_thermal {
     tb_power_step power;
     size_t n;                           /* stages: the fit's order */
     double t_start;                     /* the fitted T(0), °C */
-    tb_estimate r_th;                   /* (T∞ − T(0))/ΔP, K/W */
+    tb_estimate r_th;                   /* (T∞ − T(0))/ΔP = Σ Rᵢ, K/W */
     tb_estimate r_ja;                   /* T∞/(idle + ΔP) when the fit is
                                            of the rise over an ambient and
                                            the idle power is known; NaN */

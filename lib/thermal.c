@@ -122,16 +122,26 @@ out:
 /* θ = (T∞, k₁ … kₙ, τ₁ … τₙ); ctx: the order and the element asked. */
 struct element {
     size_t n, j;
+    double held;                     /* s the load lasted before a step down */
     double offset, trip, idle, at;   /* of the sustainable power */
 };
+
+/* Rᵢ of θ under DP.  After a step down from a load held for HELD s, mode
+ * i had reached only 1 − e^(−HELD/τᵢ) of its rise: its kᵢ is that share
+ * of −ΔP·Rᵢ. */
+static double stage_r(const double *th, const struct element *e, double dp, size_t j)
+{
+    double share = e->held > 0 ? -expm1(-e->held / th[1 + e->n + j]) : 1;
+    return -th[1 + j] / (dp * share);
+}
 
 static double g_rth(const double *th, double dp, void *ctx)
 {
     const struct element *e = ctx;
     double sum = 0;
     for (size_t j = 0; j < e->n; j++)
-        sum += th[1 + j];
-    return -sum / dp;
+        sum += stage_r(th, e, dp, j);
+    return sum;
 }
 
 static double g_rja(const double *th, double p_load, void *ctx)
@@ -143,22 +153,23 @@ static double g_rja(const double *th, double p_load, void *ctx)
 static double g_foster_r(const double *th, double dp, void *ctx)
 {
     const struct element *e = ctx;
-    return -th[1 + e->j] / dp;
+    return stage_r(th, e, dp, e->j);
 }
 
 static double g_foster_c(const double *th, double dp, void *ctx)
 {
     const struct element *e = ctx;
-    return th[1 + e->n + e->j] * dp / -th[1 + e->j];
+    return th[1 + e->n + e->j] / stage_r(th, e, dp, e->j);
 }
 
 /* The modes of θ under DP; 0, or -1 when one is not passive. */
-static int modes_of(const double *th, size_t n, double dp, tb_modes *m)
+static int modes_of(const double *th, const struct element *e, double dp, tb_modes *m)
 {
+    size_t n = e->n;
     m->n = n;
     for (size_t j = 0; j < n; j++) {
         m->tau[j] = th[1 + n + j];
-        m->gain[j] = -th[1 + j] / dp;
+        m->gain[j] = stage_r(th, e, dp, j);
         if (!(m->gain[j] > 0) || !(m->tau[j] > 0))
             return -1;
     }
@@ -171,7 +182,7 @@ static double g_cauer(const double *th, double dp, void *ctx)
     const struct element *e = ctx;
     tb_modes m;
     double r[TB_FIT_MAX_ORDER], c[TB_FIT_MAX_ORDER];
-    if (modes_of(th, e->n, dp, &m) < 0)
+    if (modes_of(th, e, dp, &m) < 0)
         return NAN;
     /* the modes must be in ascending τ, as a resample's may not be */
     for (size_t a = 1; a < m.n; a++)
@@ -198,7 +209,7 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
     double dp = ps->step, se = ps->se;
     size_t n = (size_t)fit->order;
     const tb_fit_series *fs = &fit->series[i];
-    struct element e = {.n = n};
+    struct element e = {.n = n, .held = ps->step < 0 ? ps->held : 0};
 
     th->power = *ps;
     th->n = n;
@@ -210,7 +221,7 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
     tb_fit_derive(fit, i, g_rth, &e, dp, se, 1, &th->r_th);
     /* The order's uncertainty, where the next order disagreed, as T∞'s */
     if ((fit->flags & TB_FIT_EXTRAPOLATED) && isfinite(fs->order_t_inf) &&
-        isfinite(th->r_th.lo)) {
+        isfinite(th->r_th.lo) && !(e.held > 0)) {
         double other = (fs->order_t_inf - th->t_start) / dp;
         th->r_th.lo = fmin(th->r_th.lo, other);
         th->r_th.hi = fmax(th->r_th.hi, other);

@@ -59,8 +59,11 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
     draw_axes(0.09, 0.97, 0.10, 0.92, x0, x1, y0, y1, "bclnst", "bcnstv", "time since the step (s)",
               "Zth = ΔT/ΔP (K/W)");
     char title[512];
-    snprintf(title, sizeof title, "%s: %s, power step %.3g W", s->fig.title ? s->fig.title : path,
-             c->column->name, th->power.step);
+    if (s->fig.title)
+        snprintf(title, sizeof title, "%s", s->fig.title);
+    else
+        snprintf(title, sizeof title, "%s: %s, power step %.3g W", path, c->column->name,
+                 th->power.step);
     plcol0(C_BLACK);
     plmtex("t", 1.2, 0.5, 0.5, title);
 
@@ -102,23 +105,27 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
             cy[k] = zth_model(c, j, j + 1, pow(10, cx[k]));
         }
         draw_line(CURVE_POINTS, cx, cy, NAN, stage_colours[j], 2, 1.5);
-        snprintf(text, sizeof text, "R%zu %.3g K/W, C%zu %.3g J/K, τ%zu %.3g s%s%s", j + 1,
-                 th->foster_r[j].value, j + 1, th->foster_c[j].value, j + 1, c->fit->tau[j].value,
-                 labels && labels[j] ? ": " : "", labels && labels[j] ? labels[j] : "");
+        double tau = c->fit->tau[j].value, cap = th->foster_c[j].value;
+        snprintf(text, sizeof text, "R%zu %.3g K/W, C%zu %.*f J/K, τ%zu %.*f s%s%s", j + 1,
+                 th->foster_r[j].value, j + 1, cap >= 100 ? 0 : 1, cap, j + 1, tau >= 100 ? 0 : 1,
+                 tau, labels && labels[j] ? ": " : "", labels && labels[j] ? labels[j] : "");
         legend_line(&lg, text, stage_colours[j], 2, 1.5);
     }
-    for (ssize_t i = 0; i < nz; i++) {
-        dx[i] = log10(z[i].t);
-        dy[i] = z[i].data;
-    }
-    draw_points((size_t)nz, dx, dy, C_BLUE);
-    legend_points(&lg, "measured ΔT/ΔP, averaged on a log time grid", C_BLUE);
     for (int k = 0; k < CURVE_POINTS; k++) {
         cx[k] = x0 + (x1 - x0) * k / (CURVE_POINTS - 1);
         cy[k] = zth_model(c, 0, th->n, pow(10, cx[k]));
     }
-    draw_line(CURVE_POINTS, cx, cy, NAN, C_BLACK, 1, 2);
-    legend_line(&lg, "model: Σ Rᵢ(1 − e^(−t/τᵢ))", C_BLACK, 1, 2);
+    draw_line(CURVE_POINTS, cx, cy, NAN, C_BLACK, 1, 1.5);
+    /* the data over the model, as marks it cannot hide */
+    for (ssize_t i = 0; i < nz; i++) {
+        dx[i] = log10(z[i].t);
+        dy[i] = z[i].data;
+    }
+    plcol0(C_BLUE);
+    plstring((PLINT)nz, dx, dy, "•");
+    occupy_points((size_t)nz, dx, dy, 24);
+    legend_points(&lg, "measured ΔT/ΔP, averaged on a log time grid", C_BLUE);
+    legend_line(&lg, "model: Σ Rᵢ(1 − e^(−t/τᵢ))", C_BLACK, 1, 1.5);
     if (th->flags) {
         char flags[128];
         snprintf(text, sizeof text, "FLAGGED: %s", tb_thermal_flags_text(th->flags, flags, sizeof flags));

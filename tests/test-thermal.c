@@ -297,6 +297,36 @@ static void test_sustainable(void)
     tb_fit_clear(&f);
 }
 
+/* A cooling curve after a load held D s, too short to settle: each stage
+ * is read for the share of its rise the load reached. */
+static void test_cooling_held(void)
+{
+    static double t[3000], y[3000];
+    double R[2] = {2.0, 6.0}, tau[2] = {50, 600}, dp = 3, D = 900;
+    for (size_t i = 0; i < 3000; i++) {   /* from the load's end */
+        t[i] = (double)i;
+        y[i] = 0;
+        for (int j = 0; j < 2; j++)
+            y[i] += dp * R[j] * (1 - exp(-D / tau[j])) * exp(-t[i] / tau[j]);
+    }
+    tb_series s = {t, y, 3000};
+    tb_fit_options o = tb_fit_default_options();
+    o.order = 2;
+    tb_fit f;
+    tb_thermal th;
+    tb_power_step ps = {.step = -dp, .idle = NAN, .load = NAN, .held = D};
+    int rc = tb_fit_series_run(&s, 1, &o, &f, err, sizeof err);
+    ok(rc == 0 && tb_thermal_from_fit(&f, 0, &ps, 0, &th, err, sizeof err) == 0 && !th.flags,
+       "a cooling curve after a 900 s load gives a network");
+    is_near(th.r_th.value, 8, 1e-5, "R_th = R1 + R2 though the 600 s stage reached 78 %% (%.7f K/W)",
+            th.r_th.value);
+    is_near(th.foster_c[1].value, 100, 1e-3, "and C2 = τ2/R2 (%.5f J/K)", th.foster_c[1].value);
+    ps.held = 0;
+    rc = tb_thermal_from_fit(&f, 0, &ps, 0, &th, err, sizeof err);
+    ok(rc == 0 && th.r_th.value < 7, "read as settled it would be %.3f K/W", th.r_th.value);
+    tb_fit_clear(&f);
+}
+
 static void test_ipa(void)
 {
     tb_ipa_constants k;
@@ -324,6 +354,7 @@ int main(void)
     test_recovery(100, 0.9, TB_CI_HAC);
     test_power_step();
     test_sustainable();
+    test_cooling_held();
     test_ipa();
     printf("1..%d\n", tap_count);
     return tap_failed ? 1 : 0;
