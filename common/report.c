@@ -113,6 +113,24 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     fputs(",\n   \"flags\": ", f);
     json_thermal_flags(f, th->flags);
     fputc('}', f);
+    if (r->c->spectrum) {
+        const tb_spectrum *sp = r->c->spectrum;
+        fputs(",\n  \"spectrum\": {\"lambda\": ", f);
+        json_number(f, sp->lambda);
+        json_field(f, "R_total", sp->r_total);
+        json_field(f, "resolved_lo_s", sp->resolved_lo);
+        json_field(f, "resolved_hi_s", sp->resolved_hi);
+        fputs(", \"peaks\": [", f);
+        for (size_t k = 0; k < sp->npeaks; k++) {
+            fputs(k ? ", {\"tau\": " : "{\"tau\": ", f);
+            json_number(f, sp->peak_tau[k]);
+            json_field(f, "R", sp->peak_r[k]);
+            fputc('}', f);
+        }
+        fprintf(f, "], \"unresolved\": %s, \"ladder_inexact\": %s}",
+                sp->flags & TB_SPECTRUM_UNRESOLVED ? "true" : "false",
+                sp->flags & TB_SPECTRUM_LADDER_INEXACT ? "true" : "false");
+    }
     if (!su)
         return;
     fputs(",\n  \"sustainable\": {\"trip\": ", f);
@@ -377,6 +395,20 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
             text_quantity(f, &th->cauer_c[j]);
             fputc('\n', f);
         }
+    }
+    if (c->spectrum) {
+        const tb_spectrum *sp = c->spectrum;
+        fprintf(f, "  time-constant spectrum (λ %.3g), ΣR %.3g K/W:", sp->lambda, sp->r_total);
+        for (size_t k = 0; k < sp->npeaks; k++)
+            fprintf(f, "%s %.3g K/W near %.*f s", k ? "," : "", sp->peak_r[k],
+                    sp->peak_tau[k] >= 100 ? 0 : 1, sp->peak_tau[k]);
+        fprintf(f, "\n  (the run resolves τ from %.3g to %.0f s)\n", sp->resolved_lo, sp->resolved_hi);
+        if (sp->flags & TB_SPECTRUM_UNRESOLVED)
+            fputs("  FLAGGED (spectrum): unresolved: over 5 % of ΣR lies at τ the run does not "
+                  "resolve\n", f);
+        if (sp->flags & TB_SPECTRUM_LADDER_INEXACT)
+            fputs("  FLAGGED (spectrum): ladder_inexact: the structure function's ΣR is off the "
+                  "spectrum's by over 1 %\n", f);
     }
     if (su) {
         fprintf(f, "  sustainable power below %g °C", su->trip);

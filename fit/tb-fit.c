@@ -50,7 +50,13 @@ struct settings {
     double load_end;              /* --cooling=TIME; NaN */
     const char *zth;              /* --zth FILE */
     const char *network;          /* --network FILE */
+    const char *spectrum;         /* --spectrum FILE */
 };
+
+/* The files written beside the report (--zth, --network, --spectrum):
+ * each job writes its rows into memory, printed in input order. */
+enum side { SIDE_ZTH, SIDE_NETWORK, SIDE_SPECTRUM, NSIDES };
+static const char *const side_option[NSIDES] = {"--zth", "--network", "--spectrum"};
 
 struct job {
     const char **paths;     /* the files of this job */
@@ -59,10 +65,8 @@ struct job {
     size_t outlen;
     char *msg;              /* its messages for stderr */
     size_t msglen;
-    char *zth;              /* its Zth rows (--zth) */
-    size_t zthlen;
-    char *net;              /* its network rows (--network) */
-    size_t netlen;
+    char *side[NSIDES];     /* its rows of each side file */
+    size_t sidelen[NSIDES];
     int status;
     int items;
 };
@@ -119,6 +123,8 @@ static const char usage_text[] =
     "                         (with --trip zone: the zone's lowest passive one)\n"
     "      --zth=FILE         write Zth(t), measured and model, on a log time grid\n"
     "      --network=FILE     write the Foster stages, for tb-sim --network\n"
+    "      --spectrum=FILE    write the time-constant spectrum and the cumulative\n"
+    "                         structure function (and report the spectrum's peaks)\n"
     "\n"
     "Cooling curve:\n"
     "      --cooling[=TIME]   fit each column's heating (to the load's end) and\n"
@@ -150,7 +156,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
-    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING,
+    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING, OPT_SPECTRUM,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -171,6 +177,7 @@ static const struct option own_options[] = {
     {"zth", required_argument, NULL, OPT_ZTH},
     {"network", required_argument, NULL, OPT_NETWORK},
     {"cooling", optional_argument, NULL, OPT_COOLING},
+    {"spectrum", required_argument, NULL, OPT_SPECTRUM},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
@@ -230,6 +237,7 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             break;
         case OPT_ZTH: s->zth = optarg; break;
         case OPT_NETWORK: s->network = optarg; break;
+        case OPT_SPECTRUM: s->spectrum = optarg; break;
         case OPT_COOLING:
             s->cooling = 1;
             if (optarg && (tb_parse_duration(optarg, &s->load_end) < 0 || !(s->load_end > 0)))
@@ -302,8 +310,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
     int power = s->power || !isnan(s->power_step);
     int trip = !isnan(s->trip) || s->trip_zone;
-    if (!power && (s->zth || s->network || !isnan(s->idle_power) || trip))
-        return usage_error("%s", "--zth, --network, --idle-power and --trip need --power");
+    if (!power && (s->zth || s->network || s->spectrum || !isnan(s->idle_power) || trip))
+        return usage_error("%s", "--zth, --network, --spectrum, --idle-power and --trip need --power");
     if (power && s->run_length)
         return usage_error("%s", "--power and --run-length: one of them");
     if (s->cooling && s->run_length)
@@ -369,6 +377,7 @@ static tb_analysis_options analysis_options(const struct settings *s)
     o.at_power = s->at_power;
     o.trip_zone = s->trip_zone;
     o.cooling = s->cooling;
+    o.spectrum = s->spectrum != NULL;
     o.load_end = s->load_end;
     o.switch_on = s->switch_on;
     return o;
@@ -429,18 +438,38 @@ static int write_zth(FILE *f, const tb_analysed_column *c)
     return 0;
 }
 
+/* The spectrum rows of column C (--spectrum): file,column,kind,x,y, the
+ * spectrum's (τ s, R K/W) and the structure function's (ΣR, ΣC). */
+static void write_spectrum(FILE *f, const tb_analysed_column *c)
+{
+    const tb_spectrum *sp = c->spectrum;
+    for (size_t k = 0; k < sp->n + sp->nladder; k++) {
+        tb_csv_write_string(f, c->source);
+        fputc(',', f);
+        tb_csv_write_string(f, c->column->name);
+        if (k < sp->n)
+            fprintf(f, ",spectrum,%.17g,%.17g\n", sp->tau[k], sp->r[k]);
+        else
+            fprintf(f, ",structure,%.17g,%.17g\n", sp->cum_r[k - sp->n], sp->cum_c[k - sp->n]);
+    }
+}
+
 /* The analysis of a job's files, reported into memory. */
 static void run_job(const struct settings *s, struct job *job)
 {
     FILE *out = open_memstream(&job->out, &job->outlen);
     FILE *msg = open_memstream(&job->msg, &job->msglen);
-    FILE *zth = s->zth ? open_memstream(&job->zth, &job->zthlen) : NULL;
-    FILE *net = s->network ? open_memstream(&job->net, &job->netlen) : NULL;
+    const char *paths[NSIDES] = {s->zth, s->network, s->spectrum};
+    FILE *side[NSIDES] = {NULL};
+    int side_failed = 0;
+    for (int k = 0; k < NSIDES; k++)
+        if (paths[k] && !(side[k] = open_memstream(&job->side[k], &job->sidelen[k])))
+            side_failed = 1;
     tb_analysis_options o = analysis_options(s);
     char err[TB_ERRMAX];
     tb_analysis *a = NULL;
 
-    if (!out || !msg || (s->zth && !zth) || (s->network && !net)) {
+    if (!out || !msg || side_failed) {
         job->status = TB_EXIT_OUTPUT;
         goto done;
     }
@@ -462,9 +491,11 @@ static void run_job(const struct settings *s, struct job *job)
             job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
         job->items++;
-        if ((zth && c->thermal && write_zth(zth, c) < 0) ||
-            (net && c->thermal &&
-             tb_network_write(net, c->source, c->column->name, c->thermal, c->fit) < 0)) {
+        if (side[SIDE_SPECTRUM] && c->spectrum)
+            write_spectrum(side[SIDE_SPECTRUM], c);
+        if ((side[SIDE_ZTH] && c->thermal && write_zth(side[SIDE_ZTH], c) < 0) ||
+            (side[SIDE_NETWORK] && c->thermal &&
+             tb_network_write(side[SIDE_NETWORK], c->source, c->column->name, c->thermal, c->fit) < 0)) {
             say(msg, "out of memory");
             job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
@@ -483,10 +514,56 @@ done:
         fclose(out);
     if (msg)
         fclose(msg);
-    if (zth)
-        fclose(zth);
-    if (net)
-        fclose(net);
+    for (int k = 0; k < NSIDES; k++)
+        if (side[k])
+            fclose(side[k]);
+}
+
+/* --- the side files ---------------------------------------------------------- */
+
+static int close_sides(const struct settings *s, FILE **side);
+
+static const char *side_path(const struct settings *s, int k)
+{
+    return k == SIDE_ZTH ? s->zth : k == SIDE_NETWORK ? s->network : s->spectrum;
+}
+
+/* Open the side files asked for, each with its header; 0, or -1 said
+ * (and none left open). */
+static int open_sides(const struct settings *s, FILE **side)
+{
+    for (int k = 0; k < NSIDES; k++) {
+        const char *path = side_path(s, k);
+        if (!path)
+            continue;
+        if (!(side[k] = fopen(path, "w"))) {
+            fprintf(stderr, "tb-fit: %s %s: cannot open: %s\n", side_option[k], path, strerror(errno));
+            close_sides(s, side);
+            return -1;
+        }
+        if (k == SIDE_ZTH)
+            fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", side[k]);
+        else if (k == SIDE_NETWORK)
+            tb_network_write_header(side[k]);
+        else
+            fputs("file,column,kind,x,y\n", side[k]);
+    }
+    return 0;
+}
+
+/* Close them; 0, or -1 said when one could not be written. */
+static int close_sides(const struct settings *s, FILE **side)
+{
+    int rc = 0;
+    for (int k = 0; k < NSIDES; k++) {
+        if (side[k] && (ferror(side[k]) | fclose(side[k])) != 0) {
+            fprintf(stderr, "tb-fit: %s %s: write error: %s\n", side_option[k], side_path(s, k),
+                    strerror(errno));
+            rc = -1;
+        }
+        side[k] = NULL;
+    }
+    return rc;
 }
 
 /* --- workers ---------------------------------------------------------------- */
@@ -531,40 +608,19 @@ int main(int argc, char **argv)
         return TB_EXIT_INPUT;
     }
 
-    FILE *zth = NULL;
-    if (s.zth) {
-        if (!(zth = fopen(s.zth, "w"))) {
-            fprintf(stderr, "tb-fit: --zth %s: cannot open: %s\n", s.zth, strerror(errno));
-            tb_paths_free(&paths);
-            free(s.columns);
-            free(s.work);
-            tb_model_settings_free(&s.m);
-            return TB_EXIT_OUTPUT;
-        }
-        fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", zth);
-    }
-    FILE *net = NULL;
-    if (s.network) {
-        if (!(net = fopen(s.network, "w"))) {
-            fprintf(stderr, "tb-fit: --network %s: cannot open: %s\n", s.network, strerror(errno));
-            if (zth)
-                fclose(zth);
-            tb_paths_free(&paths);
-            free(s.columns);
-            free(s.work);
-            tb_model_settings_free(&s.m);
-            return TB_EXIT_OUTPUT;
-        }
-        tb_network_write_header(net);
+    FILE *side[NSIDES] = {NULL};
+    if (open_sides(&s, side) < 0) {
+        tb_paths_free(&paths);
+        free(s.columns);
+        free(s.work);
+        tb_model_settings_free(&s.m);
+        return TB_EXIT_OUTPUT;
     }
     size_t njobs = s.shared_tau ? 1 : paths.n;
     struct job *jobs = calloc(njobs, sizeof *jobs);
     if (!jobs) {
         fputs("tb-fit: out of memory\n", stderr);
-        if (zth)
-            fclose(zth);
-        if (net)
-            fclose(net);
+        close_sides(&s, side);
         return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < njobs; i++) {
@@ -577,10 +633,7 @@ int main(int argc, char **argv)
     struct tb_work_pool pool;
     if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
         fputs("tb-fit: out of memory\n", stderr);
-        if (zth)
-            fclose(zth);
-        if (net)
-            fclose(net);
+        close_sides(&s, side);
         free(jobs);
         tb_paths_free(&paths);
         free(s.columns);
@@ -616,14 +669,13 @@ int main(int argc, char **argv)
         if (jobs[i].msglen > 0)
             fputs(jobs[i].msg, stderr);
         status = worst_status(status, jobs[i].status);
-        if (zth && jobs[i].zthlen > 0)
-            fwrite(jobs[i].zth, 1, jobs[i].zthlen, zth);
-        if (net && jobs[i].netlen > 0)
-            fwrite(jobs[i].net, 1, jobs[i].netlen, net);
-        free(jobs[i].net);
+        for (int k = 0; k < NSIDES; k++) {
+            if (side[k] && jobs[i].sidelen[k] > 0)
+                fwrite(jobs[i].side[k], 1, jobs[i].sidelen[k], side[k]);
+            free(jobs[i].side[k]);
+        }
         free(jobs[i].out);
         free(jobs[i].msg);
-        free(jobs[i].zth);
     }
     tb_work_pool_finish(&pool);
     if (s.format == TB_FORMAT_JSON)
@@ -634,14 +686,8 @@ int main(int argc, char **argv)
     free(s.columns);
     free(s.work);
     tb_model_settings_free(&s.m);
-    if (zth && (ferror(zth) | fclose(zth)) != 0) {
-        fprintf(stderr, "tb-fit: --zth %s: write error: %s\n", s.zth, strerror(errno));
+    if (close_sides(&s, side) < 0)
         status = TB_EXIT_OUTPUT;
-    }
-    if (net && (ferror(net) | fclose(net)) != 0) {
-        fprintf(stderr, "tb-fit: --network %s: write error: %s\n", s.network, strerror(errno));
-        status = TB_EXIT_OUTPUT;
-    }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
         return TB_EXIT_OUTPUT;

@@ -25,6 +25,7 @@ struct column {
     const tb_column *power;      /* the run's power column, or NULL */
     tb_thermal thermal;
     tb_sustainable sustainable;
+    tb_spectrum spectrum;
     char *error;
 };
 
@@ -502,6 +503,30 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
 
 /* --- thermal networks -------------------------------------------------------- */
 
+/* The time-constant spectrum of column C's Zth; 0, or -1 said. */
+static int column_spectrum(tb_analysis *a, struct column *c)
+{
+    const tb_analysed_column *p = &c->pub;
+    char err[TB_ERRMAX];
+    tb_zth_point *z;
+    if (c->thermal.power.step < 0)
+        return 0;   /* a cooling part's: its heating part has it */
+    ssize_t nz = tb_thermal_zth(p->fit, p->series, p->t, p->y, p->n, c->thermal.power.step, 20, &z);
+    if (nz < 0) {
+        a->out_of_memory = 1;
+        return -1;
+    }
+    int rc = tb_thermal_spectrum(z, (size_t)nz, p->fit->median_period, p->t[p->n - 1] - p->t[0],
+                                 10, &c->spectrum, err, sizeof err);
+    free(z);
+    if (rc < 0) {
+        fail_column(a, c, "the spectrum", err);
+        return -1;
+    }
+    c->pub.spectrum = &c->spectrum;
+    return 0;
+}
+
 /* The network of each fitted column under the power step, and its
  * sustainable power when a trip point is given. */
 static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
@@ -540,6 +565,8 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
             continue;
         }
         c->pub.thermal = &c->thermal;
+        if (o->spectrum)
+            column_spectrum(a, c);   /* a failure is said; the rest goes on */
         /* A cooling curve rests on the heating before it starting from
          * rest (its stages are read for how long the load lasted). */
         if (load == p) {
@@ -650,6 +677,7 @@ void tb_analysis_free(tb_analysis *a)
         free(a->cols[i].y);
         free(a->cols[i].error);
         tb_run_length_clear(&a->cols[i].rl);
+        tb_spectrum_clear(&a->cols[i].spectrum);
     }
     free(a->cols);
     for (size_t i = 0; i < a->nfits; i++)

@@ -636,6 +636,45 @@ typedef struct tb_zth_point {
 ssize_t tb_thermal_zth(const tb_fit *fit, size_t i, const double *t, const double *y, size_t n,
                        double dp, int per_decade, tb_zth_point **points);
 
+/* The time-constant spectrum of a Zth curve and its structure function. */
+#define TB_SPECTRUM_MAX_PEAKS 16
+enum tb_spectrum_flag {
+    TB_SPECTRUM_UNRESOLVED = 1 << 0,     /* over 5 % of ΣR at τ the run does
+                                            not resolve (under 3 sampling
+                                            periods, over a third of the run) */
+    TB_SPECTRUM_LADDER_INEXACT = 1 << 1, /* the ladder's ΣR is off the
+                                            spectrum's by over 1 % */
+};
+
+typedef struct tb_spectrum {
+    size_t n;                 /* the log-τ grid */
+    double *tau;              /* s */
+    double *r;                /* K/W of the stage at each τ (per grid step) */
+    double r_total;           /* Σ r, K/W */
+    double lambda;            /* the regularisation of the L-curve's corner */
+    double resolved_lo, resolved_hi;   /* s: the τ the run resolves */
+    size_t nladder;           /* the Cauer ladder of the spectrum: */
+    double *cum_r, *cum_c;    /* ΣR (K/W) and ΣC (J/K) from the source out */
+    size_t npeaks;            /* runs of the grid with R, in τ order: */
+    double peak_tau[TB_SPECTRUM_MAX_PEAKS];   /* s, R-weighted geometric mean */
+    double peak_r[TB_SPECTRUM_MAX_PEAKS];     /* K/W, their sums */
+    unsigned flags;           /* enum tb_spectrum_flag */
+} tb_spectrum;
+
+/*
+ * The spectrum of the NZ points Z of a Zth curve (tb_thermal_zth(); a run
+ * sampled every PERIOD s over DURATION s): Rⱼ ≥ 0 on a grid of PER_DECADE
+ * τ a decade from PERIOD to 10·DURATION with Zth(t) = Σ Rⱼ(1 − e^(−t/τⱼ)),
+ * by non-negative least squares regularised by λ‖R‖², λ at the corner of
+ * the L-curve (gsl_multifit_linear_lcorner()), each point weighted by its
+ * bin's count; and the Cauer ladder of those stages as the cumulative
+ * structure function.  0, or -1 with a message in ERR (too few points).
+ * Release with tb_spectrum_clear() (NULL is accepted).
+ */
+int tb_thermal_spectrum(const tb_zth_point *z, size_t nz, double period, double duration,
+                        int per_decade, tb_spectrum *sp, char *err, size_t errlen);
+void tb_spectrum_clear(tb_spectrum *sp);
+
 /* The power a board sustains below a trip point, and how long it takes
  * to reach it. */
 typedef struct tb_sustainable {
@@ -760,6 +799,9 @@ typedef struct tb_analysis_options {
     double load_end;                /* s of the run: the load's end; NaN:
                                        from its benchmark_running column
                                        (tb-record --cooldown) */
+    int spectrum;                   /* non-zero: each network's time-
+                                       constant spectrum and structure
+                                       function (tb_thermal_spectrum()) */
 } tb_analysis_options;
 
 tb_analysis_options tb_analysis_default_options(void);
@@ -800,6 +842,7 @@ typedef struct tb_analysed_column {
     const tb_sustainable *sustainable; /* with a trip point; else NULL */
     const char *part;               /* with .cooling: "heating" or
                                        "cooling"; else NULL */
+    const tb_spectrum *spectrum;    /* with .spectrum and a network */
 } tb_analysed_column;
 
 /* The time (s) a run's load ended: the first 0 of its benchmark_running
@@ -989,6 +1032,12 @@ void tb_modes_step(const tb_modes *m, double *state, double p, double dt);
  * a gain or τ is not positive (a network with such a term is not passive
  * and has no ladder). */
 int tb_cauer_from_modes(const tb_modes *m, double *r, double *c);
+
+/* The same for N stages of time constants TAU and gains GAIN (positive,
+ * any order) into R and C (room for N): returns the ladder's stages,
+ * fewer than N when the modes are not all distinct to the Lanczos
+ * process (a spectrum's neighbouring τ), or -1. */
+ssize_t tb_cauer_ladder(const double *tau, const double *gain, size_t n, double *r, double *c);
 
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_sort.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gsl_errors.h"
@@ -100,66 +101,86 @@ void tb_modes_step(const tb_modes *m, double *state, double p, double dt)
     }
 }
 
-int tb_cauer_from_modes(const tb_modes *m, double *r, double *c)
+ssize_t tb_cauer_ladder(const double *tau, const double *gain, size_t n, double *r, double *c)
 {
-    size_t n = m->n;
-    double lambda[TB_FIT_MAX_ORDER], q[TB_FIT_MAX_ORDER][TB_FIT_MAX_ORDER];
-    double alpha[TB_FIT_MAX_ORDER], beta[TB_FIT_MAX_ORDER], sum = 0;
+    double *lambda = malloc(n * sizeof *lambda), *alpha = malloc(n * sizeof *alpha);
+    double *beta = malloc(n * sizeof *beta), *w = malloc(n * sizeof *w);
+    double *q = malloc(n * n * sizeof *q), sum = 0, scale = 0;   /* q: row k is qₖ */
+    ssize_t stages = -1;
+    size_t k;
 
-    if (n < 1 || n > TB_FIT_MAX_ORDER)
-        return -1;
+    if (n < 1 || !lambda || !alpha || !beta || !w || !q)
+        goto out;
     for (size_t i = 0; i < n; i++) {
-        if (!(m->tau[i] > 0) || !(m->gain[i] > 0) || !isfinite(m->tau[i]) ||
-            !isfinite(m->gain[i]))
-            return -1;
-        lambda[i] = 1 / m->tau[i];
-        sum += m->gain[i] * lambda[i];
+        if (!(tau[i] > 0) || !(gain[i] > 0) || !isfinite(tau[i]) || !isfinite(gain[i]))
+            goto out;
+        lambda[i] = 1 / tau[i];
+        sum += gain[i] * lambda[i];
+        scale = fmax(scale, lambda[i]);
     }
     /* The ladder's matrix C^-½ G C^-½ has the rates λᵢ as eigenvalues and
      * first components vᵢ with vᵢ² = gᵢλᵢC₁ (see tb_modes_from_cauer()):
      * Σ vᵢ² = 1 gives C₁, and Lanczos from v on diag(λ) gives the matrix. */
     double c1 = 1 / sum;
     for (size_t i = 0; i < n; i++)
-        q[0][i] = sqrt(m->gain[i] * lambda[i] * c1);
-    for (size_t k = 0; k < n; k++) {
-        double w[TB_FIT_MAX_ORDER];
+        q[i] = sqrt(gain[i] * lambda[i] * c1);
+    for (k = 0; k < n; k++) {
+        const double *qk = q + k * n;
         alpha[k] = 0;
         for (size_t i = 0; i < n; i++)
-            alpha[k] += q[k][i] * lambda[i] * q[k][i];
+            alpha[k] += qk[i] * lambda[i] * qk[i];
         if (k + 1 == n)
             break;
         for (size_t i = 0; i < n; i++)
-            w[i] = lambda[i] * q[k][i];
-        /* full reorthogonalisation, twice: n is at most 4 */
+            w[i] = lambda[i] * qk[i];
+        /* full reorthogonalisation, twice */
         for (int pass = 0; pass < 2; pass++)
             for (size_t j = 0; j <= k; j++) {
                 double d = 0;
                 for (size_t i = 0; i < n; i++)
-                    d += w[i] * q[j][i];
+                    d += w[i] * q[j * n + i];
                 for (size_t i = 0; i < n; i++)
-                    w[i] -= d * q[j][i];
+                    w[i] -= d * q[j * n + i];
             }
         double norm = 0;
         for (size_t i = 0; i < n; i++)
             norm += w[i] * w[i];
         beta[k] = sqrt(norm);
-        if (!(beta[k] > 0))
-            return -1;   /* two equal τ: fewer stages than terms */
+        /* the Krylov space is exhausted (equal τ, or stages the start
+         * vector barely reaches): the ladder has k + 1 stages */
+        if (!(beta[k] > 1e-10 * scale))
+            break;
         for (size_t i = 0; i < n; i++)
-            q[k + 1][i] = w[i] / beta[k];
+            q[(k + 1) * n + i] = w[i] / beta[k];
     }
+    size_t nst = k < n ? k + 1 : n;
     /* Read the ladder off the tridiagonal matrix: the diagonal is
      * (1/Rₖ₋₁ + 1/Rₖ)/Cₖ, the off-diagonal (1/Rₖ)/√(CₖCₖ₊₁). */
     double g_up = 0;
     c[0] = c1;
-    for (size_t k = 0; k < n; k++) {
+    for (k = 0; k < nst; k++) {
         double g_down = alpha[k] * c[k] - g_up;
         if (!(g_down > 0) || !isfinite(g_down))
-            return -1;
+            goto out;
         r[k] = 1 / g_down;
-        if (k + 1 < n)
+        if (k + 1 < nst)
             c[k + 1] = g_down * g_down / (beta[k] * beta[k] * c[k]);
         g_up = g_down;
     }
-    return 0;
+    stages = (ssize_t)nst;
+out:
+    free(lambda);
+    free(alpha);
+    free(beta);
+    free(w);
+    free(q);
+    return stages;
+}
+
+int tb_cauer_from_modes(const tb_modes *m, double *r, double *c)
+{
+    if (m->n < 1 || m->n > TB_FIT_MAX_ORDER)
+        return -1;
+    /* as many stages as modes, or the modes were not distinct */
+    return tb_cauer_ladder(m->tau, m->gain, m->n, r, c) == (ssize_t)m->n ? 0 : -1;
 }

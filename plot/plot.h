@@ -1,5 +1,5 @@
 /*
- * plot.h -- tb-plot's settings and its five figures.
+ * plot.h -- tb-plot's settings and its six figures.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -23,6 +23,7 @@ struct plot_settings {
     int ops;                    /* compare: operations per second too */
     const char *power;          /* zth: the power column, or NULL */
     double power_step, idle_power;  /* zth: W given, or NaN */
+    int spectrum;               /* the spectrum figure: its analysis too */
 };
 
 /* Each returns an exit status (enum tb_exit) and prints its errors. */
@@ -31,6 +32,9 @@ int plot_raw(const struct plot_settings *s, const char *path);
 int plot_runlength(const struct plot_settings *s, const char *path);
 int plot_compare(const struct plot_settings *s, char **paths, int npaths);
 int plot_zth(const struct plot_settings *s, const char *path);
+int plot_spectrum(const struct plot_settings *s, const char *path);
+/* zth (SPECTRUM 0) or spectrum: both draw one column's network */
+int plot_thermal(const struct plot_settings *s, const char *path, int spectrum);
 
 /* The analysis of RUN with the settings' model and columns, and its run
  * length when RUN_LENGTH; its messages (the reader's warnings among them)

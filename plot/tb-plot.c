@@ -22,9 +22,11 @@ static const char usage_text[] =
     "       tb-plot runlength RUN.csv [-c COLUMN] [OPTION]... -o FIGURE\n"
     "       tb-plot compare RESULTS.csv|RUN|DIR... [OPTION]... -o FIGURE\n"
     "       tb-plot zth RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
+    "       tb-plot spectrum RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "Draw a figure of a run: its fit with components and residuals, its raw\n"
     "series, its run-length analysis, its thermal impedance Zth(t) under a\n"
-    "power step; or compare the T∞ of runs (fitted here) or of tb-fit results.\n"
+    "power step or its time-constant spectrum and structure function; or\n"
+    "compare the T∞ of runs (fitted here) or of tb-fit results.\n"
     "The figure's format follows its extension: .png, .svg or .pdf.\n"
     "\n"
     "Figure:\n"
@@ -55,9 +57,10 @@ static const char usage_text[] =
     "      --group-order=G1,G2,...  compare: these groups first, the others\n"
     "                         after in natural order (5.4 < 5.10 < 6.1)\n"
     "      --ops              compare: operations per second on a second axis\n"
-    "      --power=COLUMN|POWER  zth: the power step, from a power column or\n"
+    "      --power=COLUMN|POWER  zth, spectrum: the power step, from a power column or\n"
     "                         given (2.5W), as tb-fit --power\n"
-    "      --idle-power=POWER zth: the idle power, when the run has no idle part\n"
+    "      --idle-power=POWER zth, spectrum: the idle power, when the run has no\n"
+    "                         idle part\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
@@ -83,6 +86,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
     o.power = s->power;
     o.power_step = s->power_step;
     o.idle_power = s->idle_power;
+    o.spectrum = s->spectrum;
     tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
     if (!a) {
         fprintf(stderr, "tb-plot: %s\n", err);
@@ -229,13 +233,15 @@ int main(int argc, char **argv)
         return TB_EXIT_OK;
     }
     if (argc < 2)
-        return usage_error("%s", "no figure named: fit, raw, runlength, compare or zth");
+        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth or spectrum");
     const char *what = argv[1];
     if (strcmp(what, "fit") && strcmp(what, "raw") && strcmp(what, "runlength") &&
-        strcmp(what, "compare") && strcmp(what, "zth"))
-        return usage_error("unknown figure '%s': fit, raw, runlength, compare or zth", what);
+        strcmp(what, "compare") && strcmp(what, "zth") && strcmp(what, "spectrum"))
+        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth or spectrum", what);
     int status = parse_arguments(argc - 1, argv + 1, &s);
     int first = optind + 1, nargs = argc - first;
+    int thermal = strcmp(what, "zth") == 0 || strcmp(what, "spectrum") == 0;
+    s.spectrum = strcmp(what, "spectrum") == 0;
     if (status < 0) {
         if (nargs < 1)
             status = usage_error("%s", strcmp(what, "compare") ? "no run given" : "no results given");
@@ -245,10 +251,10 @@ int main(int argc, char **argv)
             status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
         else if (strcmp(what, "runlength") == 0 && s.m.auto_order)
             status = usage_error("%s", "runlength works with a fixed --order");
-        else if (strcmp(what, "zth") == 0 && !s.power && isnan(s.power_step))
-            status = usage_error("%s", "zth wants the power step: --power COLUMN|POWER");
-        else if (strcmp(what, "zth") != 0 && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
-            status = usage_error("%s", "--power and --idle-power are for the zth figure");
+        else if (thermal && !s.power && isnan(s.power_step))
+            status = usage_error("%s wants the power step: --power COLUMN|POWER", what);
+        else if (!thermal && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
+            status = usage_error("%s", "--power and --idle-power are for the zth and spectrum figures");
         else if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
             fprintf(stderr, "tb-plot: %s\n", err);
             status = TB_EXIT_INPUT;
@@ -266,8 +272,8 @@ int main(int argc, char **argv)
         status = plot_raw(&s, argv[first]);
     else if (strcmp(what, "runlength") == 0)
         status = plot_runlength(&s, argv[first]);
-    else if (strcmp(what, "zth") == 0)
-        status = plot_zth(&s, argv[first]);
+    else if (thermal)
+        status = plot_thermal(&s, argv[first], strcmp(what, "spectrum") == 0);
     else
         status = plot_compare(&s, argv + first, nargs);
     if (status == TB_EXIT_INPUT)

@@ -48,6 +48,17 @@ is_string(const char *got, const char *want, const char *fmt, ...)
     return pass;
 }
 
+/* A test that is not run here, said so. */
+static inline void __attribute__((format(printf, 1, 2))) skip(const char *fmt, ...)
+{
+    va_list ap;
+    printf("ok %d # SKIP ", ++tap_count);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
 /* |GOT - WANT| <= TOL. */
 static inline int __attribute__((format(printf, 4, 5)))
 is_near(double got, double want, double tol, const char *fmt, ...)

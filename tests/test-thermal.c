@@ -19,6 +19,7 @@
 #include "tbfit.h"
 
 static char err[TB_ERRMAX];
+static int quick;   /* TB_QUICK: memory checks, not statistics (valgrind) */
 
 static int covers(const tb_estimate *e, double truth)
 {
@@ -170,6 +171,11 @@ static void test_recovery(int runs, double phi, enum tb_ci_method ci)
     gsl_rng_free(rng);
     printf("# %s intervals, AR(1) %.1f noise:\n", tb_ci_method_name(ci), phi);
     ok(fitted == runs, "%d of %d runs give a network", fitted, runs);
+    if (quick) {   /* the code paths ran; a cover of a few runs says nothing */
+        for (int k = 0; k < 4; k++)
+            skip("the intervals' cover: TB_QUICK (under valgrind) runs too few");
+        return;
+    }
     /* 95 % intervals; two at once hold at ≥ 90 % when independent */
     ok(hit_rth >= 0.88 * runs, "R_th within its interval in %d of %d runs", hit_rth, runs);
     ok(hit_r >= 0.82 * runs, "R1 and R2 both within theirs in %d of %d", hit_r, runs);
@@ -327,6 +333,63 @@ static void test_cooling_held(void)
     tb_fit_clear(&f);
 }
 
+/* The spectrum of a three-stage network's Zth: its peaks where the
+ * stages are, ΣR the network's, the structure function ending there; and
+ * a run too short for its slow stage flagged. */
+static void test_spectrum(void)
+{
+    static double t[6000], y[6000];
+    double R[3] = {0.8, 2, 2.5}, tau[3] = {40, 300, 1075}, dp = 5;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    for (size_t i = 0; i < 6000; i++) {
+        t[i] = (double)i;
+        y[i] = gsl_ran_gaussian(rng, 0.02);
+        for (int j = 0; j < 3; j++)
+            y[i] += dp * R[j] * -expm1(-t[i] / tau[j]);
+    }
+    gsl_rng_free(rng);
+    for (int part = 0; part < 2; part++) {
+        size_t n = part ? 1200 : 6000;   /* 100 minutes, then 20 */
+        tb_series s = {t, y, n};
+        tb_fit_options o = tb_fit_default_options();
+        o.order = part ? 2 : 3;
+        tb_fit f;
+        tb_zth_point *z = NULL;
+        tb_spectrum sp;
+        int rc = tb_fit_series_run(&s, 1, &o, &f, err, sizeof err);
+        ssize_t nz = rc == 0 ? tb_thermal_zth(&f, 0, t, y, n, dp, 20, &z) : -1;
+        rc = nz > 0 ? tb_thermal_spectrum(z, (size_t)nz, 1, (double)n - 1, 10, &sp, err, sizeof err) : -1;
+        ok(rc == 0, "%s run: a spectrum (%s)", part ? "a 20-minute" : "a 100-minute", rc ? err : "");
+        if (rc == 0 && !part) {
+            int near = sp.npeaks == 3;
+            for (size_t k = 0; near && k < 3; k++)
+                near = fabs(log(sp.peak_tau[k] / tau[k])) < log(1.15) && fabs(sp.peak_r[k] / R[k] - 1) < 0.1;
+            ok(near, "three peaks near the stages (%zu: %.3g K/W at %.0f s, %.3g at %.0f, %.3g at %.0f)",
+               sp.npeaks, sp.peak_r[0], sp.peak_tau[0], sp.peak_r[1], sp.peak_tau[1], sp.peak_r[2],
+               sp.peak_tau[2]);
+            is_near(sp.r_total, 5.3, 0.03, "ΣR is R_th (%.4f K/W)", sp.r_total);
+            ok(sp.nladder > 3 && fabs(sp.cum_r[sp.nladder - 1] / sp.r_total - 1) < 1e-3 && !sp.flags,
+               "the structure function's ΣR ends there (%zu stages, %.4f K/W), unflagged", sp.nladder,
+               sp.nladder ? sp.cum_r[sp.nladder - 1] : NAN);
+            int rising = 1;
+            for (size_t k = 1; k < sp.nladder; k++)
+                rising = rising && sp.cum_r[k] > sp.cum_r[k - 1] && sp.cum_c[k] > sp.cum_c[k - 1];
+            ok(rising, "ΣR and ΣC grow from the source out");
+        }
+        if (rc == 0 && part)
+            ok(sp.flags & TB_SPECTRUM_UNRESOLVED, "a run shorter than the slow stage is flagged unresolved");
+        if (rc == 0)
+            tb_spectrum_clear(&sp);
+        free(z);
+        tb_fit_clear(&f);
+    }
+    tb_zth_point few[3] = {{1, 1, 0.1, 0.1}, {2, 1, 0.2, 0.2}, {3, 1, 0.3, 0.3}};
+    tb_spectrum sp;
+    ok(tb_thermal_spectrum(few, 3, 1, 100, 10, &sp, err, sizeof err) == -1 && strstr(err, "too few"),
+       "three points are too few: %s", err);
+}
+
 static void test_ipa(void)
 {
     tb_ipa_constants k;
@@ -343,18 +406,21 @@ static void test_ipa(void)
 
 int main(void)
 {
+    quick = getenv("TB_QUICK") != NULL;
     test_cauer();
     test_derive();
-    test_recovery(100, 0, TB_CI_HAC);
+    int runs = quick ? 3 : 100;
+    test_recovery(runs, 0, TB_CI_HAC);
     /* Under autocorrelated noise, both ways of finding intervals hold:
      * the HAC's thanks to its prewhitened variance, without which the
      * fast terms' (and T(0)'s, R_th's) covered some 76 % at AR(1) 0.6. */
-    test_recovery(40, 0.6, TB_CI_BOOTSTRAP);
-    test_recovery(100, 0.6, TB_CI_HAC);
-    test_recovery(100, 0.9, TB_CI_HAC);
+    test_recovery(quick ? 2 : 40, 0.6, TB_CI_BOOTSTRAP);
+    test_recovery(runs, 0.6, TB_CI_HAC);
+    test_recovery(runs, 0.9, TB_CI_HAC);
     test_power_step();
     test_sustainable();
     test_cooling_held();
+    test_spectrum();
     test_ipa();
     printf("1..%d\n", tap_count);
     return tap_failed ? 1 : 0;

@@ -1,8 +1,10 @@
 /*
- * plot_zth.c -- tb-plot zth: the thermal impedance Zth(t) = ΔT(t)/ΔP of
- * a run under its power step on a log time axis: the data averaged over
- * a log grid, the model, each Foster stage's share, and R_th with its
- * interval, all as tb-fit --power reports them.
+ * plot_thermal.c -- tb-plot zth and spectrum, a run under its power step
+ * as tb-fit --power reports it.  zth: the thermal impedance Zth(t) =
+ * ΔT(t)/ΔP on a log time axis: the data averaged over a log grid, the
+ * model, each Foster stage's share, and R_th with its interval.
+ * spectrum: the time-constant spectrum and the cumulative structure
+ * function.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -140,7 +142,116 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
     return TB_EXIT_OK;
 }
 
+/* The spectrum of column C: above, R per decade against τ with the
+ * range the run resolves and the fit's τ; below, the cumulative structure
+ * function, ΣC (log) against ΣR. */
+static int draw_spectrum(const struct plot_settings *s, const tb_analysed_column *c,
+                         const char *path)
+{
+    const tb_spectrum *sp = c->spectrum;
+    size_t n = sp->n, m = sp->nladder;
+    double *x = malloc((2 * n + 2 * m + 2) * sizeof *x), *y = x ? x + n : NULL;
+    double *lx = y ? y + n : NULL, *ly = lx ? lx + m + 1 : NULL;
+    if (!x) {
+        fputs("tb-plot: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    double per_decade = n > 1 ? 1 / log10(sp->tau[1] / sp->tau[0]) : 1, top = 0;
+    for (size_t j = 0; j < n; j++) {
+        x[j] = log10(sp->tau[j]);
+        y[j] = sp->r[j] * per_decade;
+        top = fmax(top, y[j]);
+    }
+    /* headroom above the peaks for the legend */
+    double x0 = x[0], x1 = x[n - 1], y0 = 0, y1 = top > 0 ? 1.8 * top : 1;
+    figure_begin(&s->fig, 1);
+    pladv(0);
+    char title[512], text[256];
+    if (s->fig.title)
+        snprintf(title, sizeof title, "%s", s->fig.title);
+    else
+        snprintf(title, sizeof title, "%s: %s, power step %.3g W", path, c->column->name,
+                 c->thermal->power.step);
+    draw_axes(0.10, 0.97, 0.58, 0.92, x0, x1, y0, y1, "bclnst", "bcnstv", "time constant τ (s)",
+              "R per decade (K/W)");
+    plcol0(C_BLACK);
+    plmtex("t", 1.2, 0.5, 0.5, title);
+    /* what the run cannot resolve, shaded */
+    double rl = log10(sp->resolved_lo), rh = log10(sp->resolved_hi);
+    double bx[4] = {x0, rl, rl, x0}, by[4] = {y0, y0, y1, y1};
+    plcol0(C_BAND);
+    if (rl > x0)
+        plfill(4, bx, by);
+    double cx[4] = {rh, x1, x1, rh};
+    if (rh < x1)
+        plfill(4, cx, by);
+    struct legend lg = {0};
+    legend_line(&lg, "unresolved by the run (under 3 periods, over a third of it)", C_BAND, 1, 8);
+    for (int j = 0; j < c->fit->order; j++) {
+        double tx[2] = {log10(c->fit->tau[j].value), log10(c->fit->tau[j].value)}, ty[2] = {y0, y1};
+        draw_line(2, tx, ty, NAN, C_GREY, 2, 1);
+    }
+    legend_line(&lg, "τ of the fit", C_GREY, 2, 1);
+    draw_line(n, x, y, NAN, C_BLUE, 1, 2);
+    occupy_points(n, x, y, 24);
+    snprintf(text, sizeof text, "spectrum, λ %.3g (L-curve), ΣR %.3g K/W", sp->lambda, sp->r_total);
+    legend_line(&lg, text, C_BLUE, 1, 2);
+    if (sp->flags) {
+        snprintf(text, sizeof text, "FLAGGED:%s%s", sp->flags & TB_SPECTRUM_UNRESOLVED ? " unresolved" : "",
+                 sp->flags & TB_SPECTRUM_LADDER_INEXACT ? " ladder_inexact" : "");
+        legend_text(&lg, text);
+    }
+    legend_draw(&lg, PL_POSITION_TOP | PL_POSITION_LEFT);
+    legend_free(&lg);
+
+    /* the structure function from the source (0, 0) out */
+    double r_hi = 0, c_lo = INFINITY, c_hi = -INFINITY;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (!(sp->cum_c[i] > 0))
+            continue;
+        lx[k] = sp->cum_r[i];
+        ly[k] = log10(sp->cum_c[i]);
+        r_hi = fmax(r_hi, lx[k]);
+        c_lo = fmin(c_lo, ly[k]);
+        c_hi = fmax(c_hi, ly[k]);
+        k++;
+    }
+    if (k > 0) {
+        double r0 = 0;
+        padded_range(&r0, &r_hi);
+        r0 = 0;
+        /* the ladder's last stages run off to the ambient: four decades
+         * of ΣC show the structure */
+        c_hi = fmin(c_hi, c_lo + 4);
+        padded_range(&c_lo, &c_hi);
+        draw_axes(0.10, 0.97, 0.10, 0.44, r0, r_hi, c_lo, c_hi, "bcnst", "bclnstv",
+                  "cumulative thermal resistance ΣR (K/W)", "ΣC (J/K)");
+        draw_line(k, lx, ly, NAN, C_RED, 1, 2);
+        plcol0(C_RED);
+        plstring((PLINT)k, lx, ly, "•");
+        occupy_points(k, lx, ly, 24);
+        struct legend lg2 = {0};
+        legend_line(&lg2, "cumulative structure function: the spectrum's Cauer ladder", C_RED, 1, 2);
+        legend_draw(&lg2, PL_POSITION_TOP | PL_POSITION_LEFT);
+        legend_free(&lg2);
+    }
+    free(x);
+    figure_end();
+    return TB_EXIT_OK;
+}
+
 int plot_zth(const struct plot_settings *s, const char *path)
+{
+    return plot_thermal(s, path, 0);
+}
+
+int plot_spectrum(const struct plot_settings *s, const char *path)
+{
+    return plot_thermal(s, path, 1);
+}
+
+int plot_thermal(const struct plot_settings *s, const char *path, int spectrum)
 {
     char err[TB_ERRMAX];
     tb_run *run = tb_run_read(path, NULL, err, sizeof err);
@@ -167,7 +278,12 @@ int plot_zth(const struct plot_settings *s, const char *path)
     if (tb_analysis_ncolumns(an) > 1)
         fprintf(stderr, "tb-plot: note: %s: drawing %s only; name one column with -c\n", path,
                 col->column->name);
-    int drawn = draw_zth(s, col, path);
+    if (spectrum && !col->spectrum) {
+        tb_analysis_free(an);
+        tb_run_free(run);
+        return TB_EXIT_FIT;   /* its failure is said */
+    }
+    int drawn = spectrum ? draw_spectrum(s, col, path) : draw_zth(s, col, path);
     tb_analysis_free(an);
     tb_run_free(run);
     return drawn != TB_EXIT_OK ? drawn : status;
