@@ -337,8 +337,8 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
             double lo = part ? load_end : from, hi = o->cooling && !part ? fmin(o->to, load_end) : o->to;
             if (tb_series_extract(c, lo, hi, amb, &t, &y, &n, err, sizeof err) < 0) {
                 /* The run's other columns are still fitted: this one is said. */
-                say(a, "%s: %s%s%s", file, parts > 1 ? (part ? "the cooling part: " : "the heating part: ") : "",
-                    "", err);
+                say(a, "%s: %s%s", file,
+                    parts > 1 ? (part ? "the cooling part: " : "the heating part: ") : "", err);
                 raise_status(a, TB_STATUS_INPUT);
                 break;
             }
