@@ -604,10 +604,12 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
  * curve, ended) at time START: the slope of column TEMP over the second
  * half of its points from FROM (-∞: its first) to START (at least 10),
  * times the slowest τ of series I of TH's fit, is how far
- * the temperature was still heading; over 5 % of the step's rise, TH is
- * flagged TB_THERMAL_NOT_AT_REST, as its kᵢ then mix the load's response
- * with the way the board was going.  TH->start_drift gets it.  0, or -1
- * when there are too few points before START to tell (nothing changed).
+ * the temperature was still heading; over 5 % of the step's rise, or
+ * (when the slope shows it, over twice its error) half of R_th's interval
+ * times ΔP, TH is flagged TB_THERMAL_NOT_AT_REST, as its kᵢ then mix the
+ * load's response with the way the board was going.  TH->start_drift gets
+ * it.  0, or -1 when there are too few points before START to tell
+ * (nothing changed).
  */
 int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double from,
                            double start, tb_thermal *th);

@@ -256,18 +256,23 @@ int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, d
         first++;
     for (before = first; before < temp->n && temp->t[before] < start;)
         before++;
-    size_t half = first + (before - first) / 2, m = before - half;
+    size_t mid = first + (before - first) / 2, m = before - mid;
     if (m < 10)
         return -1;
     double c0, c1, cov00, cov01, cov11, sumsq;
-    if (gsl_fit_linear(temp->t + half, 1, temp->v + half, 1, m, &c0, &c1, &cov00, &cov01, &cov11,
+    if (gsl_fit_linear(temp->t + mid, 1, temp->v + mid, 1, m, &c0, &c1, &cov00, &cov01, &cov11,
                        &sumsq) != 0)
         return -1;
     double slowest = fit->tau[fit->order - 1].value;
-    double rise = th->r_th.value * th->power.step;
-    th->start_drift = c1 * slowest;
+    double rise = th->r_th.value * th->power.step, drift = c1 * slowest;
+    /* what it could move R_th by, against R_th's own interval: a drift
+     * the slope shows (over twice its white-noise error) that is half the
+     * interval or more is one the user must hear of */
+    double se = sqrt(cov11) * slowest, half = (th->r_th.hi - th->r_th.lo) / 2 * fabs(th->power.step);
+    th->start_drift = drift;
     (void)i;
-    if (fabs(th->start_drift) > 0.05 * fabs(rise))
+    if (fabs(drift) > 0.05 * fabs(rise) ||
+        (fabs(drift) > 2 * se && isfinite(half) && fabs(drift) > 0.5 * half))
         th->flags |= TB_THERMAL_NOT_AT_REST;
     return 0;
 }
