@@ -254,28 +254,8 @@ static int newey_west_start(struct newey_west *nw, size_t P, size_t L)
     return 0;
 }
 
-static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S)
-{
-    size_t P = nw->P, L = nw->L;
-    double *h = nw->h;
-    for (size_t a = 0; a < P; a++)
-        h[a] = L ? nw->A[a] - nw->B[a] / (double)(L + 1) : 0;   /* Σₗ wₗ gᵢ₋ₗ */
-    for (size_t a = 0; a < P; a++)
-        for (size_t b = 0; b < P; b++)
-            *gsl_matrix_ptr(S, a, b) += g[a] * (g[b] + h[b]) + h[a] * g[b];
-    if (L) {
-        double *old = nw->ring + (nw->i % L) * P;   /* gᵢ₋ₗ, zero before the start */
-        for (size_t a = 0; a < P; a++) {
-            nw->B[a] += nw->A[a] + g[a] - (double)(L + 1) * old[a];
-            nw->A[a] += g[a] - old[a];
-            old[a] = g[a];
-        }
-    }
-    nw->i++;
-}
-
-/* As newey_west_add(), the products scaled by F (the recolouring). */
-static void newey_west_add_scaled(struct newey_west *nw, const double *g, gsl_matrix *S, double f)
+/* Add the score G (P values) into S, its products scaled by F. */
+static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S, double f)
 {
     size_t P = nw->P, L = nw->L;
     double *h = nw->h;
@@ -337,38 +317,45 @@ int fit_series_aligned(const tb_series *s, size_t ns)
     return 1;
 }
 
-/* The HAC "meat": the Newey–West long-run covariance of the scores
- * gᵢ = Jᵢᵀ rᵢ, or, PREWHITEN, of gᵢ − ρgᵢ₋₁ recoloured by 1/(1 − ρ)²
- * with ρ the residuals' lag-1 autocorrelation and the lags of the
- * whitened residuals (Andrews and Monahan 1992).  Series fitted together (shared τ) that were sampled
+/* The HAC "meats", in one pass over the Jacobian: into S the Newey–West
+ * long-run covariance of the scores gᵢ = Jᵢᵀ rᵢ; into W that of the
+ * prewhitened gᵢ − ρgᵢ₋₁, recoloured by 1/(1 − ρ)², with ρ the residuals'
+ * lag-1 autocorrelation and the lags of the whitened residuals (Andrews
+ * and Monahan 1992).  Series fitted together (shared τ) that were sampled
  * together contribute one score per instant, their sum, so noise common
  * to the sensors of a board (it is, in part) counts once, not once per
  * sensor; other series are summed as independent.  Returns the largest L
- * used, or -1 when memory runs out. */
+ * of S, or -1 when memory runs out. */
 static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix *S,
-                        int prewhiten)
+                        gsl_matrix *W)
 {
     size_t P = S->size1, most = 0, ns = vp->ns;
     int aligned = ns > 1 && fit_series_aligned(series, ns);
-    double *g = malloc(3 * P * sizeof *g), *row = g ? g + P : NULL, *prev = g ? g + 2 * P : NULL;
+    double *g = malloc(4 * P * sizeof *g), *row = g ? g + P : NULL, *prev = g ? g + 2 * P : NULL;
+    double *gw = g ? g + 3 * P : NULL;
 
     if (!g)
         return -1;
     gsl_matrix_set_zero(S);
+    gsl_matrix_set_zero(W);
     /* the sequences of scores: all series at once when aligned, else each */
     for (size_t seq = 0; seq < (aligned ? 1 : ns); seq++) {
-        size_t first = aligned ? 0 : seq, end = aligned ? ns : seq + 1, L = 0;
-        double rho = prewhiten ? residual_rho(vp, first, end) : 0;
+        size_t first = aligned ? 0 : seq, end = aligned ? ns : seq + 1, L = 0, Lw = 0;
+        double rho = residual_rho(vp, first, end);
         for (size_t k = first; k < end; k++) {
-            size_t lags = rho != 0 ? whitened_lags(vp->s[k].r, rho) : fit_hac_lags(vp->s[k].r);
+            size_t lags = fit_hac_lags(vp->s[k].r), wl = whitened_lags(vp->s[k].r, rho);
             L = lags > L ? lags : L;
+            Lw = wl > Lw ? wl : Lw;
         }
         most = L > most ? L : most;
-        struct newey_west nw;
-        if (newey_west_start(&nw, P, L) < 0) {
+        struct newey_west nw, nww;
+        if (newey_west_start(&nw, P, L) < 0 || newey_west_start(&nww, P, Lw) < 0) {
+            free(nw.A);
             free(g);
             return -1;
         }
+        /* recoloured by 1/(1 − ρ)² */
+        double f = 1 / ((1 - rho) * (1 - rho));
         memset(prev, 0, P * sizeof *prev);
         for (size_t i = 0; i < vp->s[first].m; i++) {
             memset(g, 0, P * sizeof *g);
@@ -378,18 +365,15 @@ static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix
                 for (size_t a = 0; a < P; a++)
                     g[a] += row[a] * r;
             }
-            /* prewhitened: gᵢ − ρ·gᵢ₋₁ */
-            for (size_t a = 0; a < P; a++) {
-                double keep = g[a];
-                g[a] -= rho * prev[a];
-                prev[a] = keep;
+            for (size_t a = 0; a < P; a++) {   /* prewhitened: gᵢ − ρ·gᵢ₋₁ */
+                gw[a] = g[a] - rho * prev[a];
+                prev[a] = g[a];
             }
-            if (rho != 0)
-                newey_west_add_scaled(&nw, g, S, 1 / ((1 - rho) * (1 - rho)));
-            else
-                newey_west_add(&nw, g, S);
+            newey_west_add(&nw, g, S, 1);
+            newey_west_add(&nww, gw, W, f);
         }
         free(nw.A);
+        free(nww.A);
     }
     free(g);
     return (ssize_t)most;
@@ -421,7 +405,7 @@ static int covariance_intervals(const struct vp *vp, const tb_series *series, tb
     if (!var || !B || !C || (hac && (!W || !M || !T)) || jacobian_inverse(vp, B) < 0)
         goto out;
     if (hac) {
-        ssize_t lags = hac_meat(vp, series, M, 0);
+        ssize_t lags = hac_meat(vp, series, M, W);
         if (lags < 0)
             goto out;
         fit->ci_lags = (size_t)lags;
@@ -429,9 +413,7 @@ static int covariance_intervals(const struct vp *vp, const tb_series *series, tb
         /* B·M·B, scaled, into C; then the prewhitened one into W */
         gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, B, M, 0.0, T);
         gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, f, T, B, 0.0, C);
-        if (hac_meat(vp, series, M, 1) < 0)
-            goto out;
-        gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, B, M, 0.0, T);
+        gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, B, W, 0.0, T);
         gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, f, T, B, 0.0, W);
     } else {
         gsl_matrix_memcpy(C, B);
