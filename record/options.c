@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -52,7 +53,8 @@ static const char usage_text[] =
     "\n"
     "Benchmark output and helpers:\n"
     "  -c, --column=KEY          record the benchmark's KEY=VALUE output lines\n"
-    "                            as column KEY; may be repeated\n"
+    "                            as column KEY; may be repeated; a * in KEY is\n"
+    "                            each CPU number of the machine (CPU*_work_done)\n"
     "  -l, --stdout              record the benchmark's other output lines in\n"
     "                            a column named stdout\n"
     "  -e, --exec=\"[(COL[,COL...])]CMD\"\n"
@@ -111,6 +113,42 @@ static int push_string(char ***v, size_t *n, const char *s)
     }
     *v = nv;
     nv[(*n)++] = copy;
+    return 0;
+}
+
+/* -c KEY, or with a * the key of each CPU of the machine: the per-CPU
+ * keys a benchmark prints (tb-load's CPU<n>_work_done), so that a user
+ * need not list them.  The header is written before the benchmark says
+ * anything: the names must be known then.  0, or -1 with ERR. */
+static int add_column(struct record_settings *s, const char *key, char *err, size_t errlen)
+{
+    const char *star = strchr(key, '*');
+    if (!star) {
+        if (push_string(&s->columns, &s->ncolumns, key) == 0)
+            return 0;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (strchr(star + 1, '*')) {
+        snprintf(err, errlen, "'%s': one * at most (each CPU number)", key);
+        return -1;
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    if (ncpu < 1)
+        ncpu = 1;
+    for (long c = 0; c < ncpu; c++) {
+        char *name = NULL;
+        if (asprintf(&name, "%.*s%ld%s", (int)(star - key), key, c, star + 1) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        int rc = push_string(&s->columns, &s->ncolumns, name);
+        free(name);
+        if (rc < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -411,8 +449,8 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("--sensors_file: ", err);
             break;
         case 'c':
-            if (push_string(&s->columns, &s->ncolumns, optarg) < 0)
-                return usage_error("out of memory", NULL);
+            if (add_column(s, optarg, err, sizeof err) < 0)
+                return usage_error("--column: ", err);
             break;
         case 'l': s->stdout_column = 1; break;
         case 'e':
