@@ -545,7 +545,8 @@ typedef struct tb_power_step {
  * points within FROM <= t <= TO (the load) less IDLE, or, when IDLE is
  * NaN, less the mean of its points outside the window (an idle part
  * before the load or after it: at least 5 points over 10 sampling
- * periods).  The standard errors are by batch means over tenths, which
+ * periods, one level: the parts before and after, and each tenth of them,
+ * within TB_POWER_STEP_SHARE of the step of each other).  The standard errors are by batch means over tenths, which
  * hold under autocorrelated noise.  0, or -1 with a message in ERR: not
  * a power, too few points, no idle part, a step that is not positive.
  */

@@ -62,7 +62,7 @@ int tb_power_step_measure(const tb_column *power, double from, double to, double
     }
     double *load = malloc((power->n + 1) * sizeof *load);
     double *rest = malloc((power->n + 1) * sizeof *rest);
-    size_t nl = 0, nr = 0;
+    size_t nl = 0, nr = 0, nbefore = 0;
     double rest_first = INFINITY, rest_last = -INFINITY, load_first = NAN, load_last = NAN;
     int rc = -1;
 
@@ -80,6 +80,7 @@ int tb_power_step_measure(const tb_column *power, double from, double to, double
             rest_first = fmin(rest_first, power->t[i]);
             rest_last = fmax(rest_last, power->t[i]);
             rest[nr++] = power->v[i];
+            nbefore += power->t[i] < from;
         }
     }
     if (nl < 10) {
@@ -98,7 +99,21 @@ int tb_power_step_measure(const tb_column *power, double from, double to, double
                      "to measure the step from: give the idle power", power->name);
             goto out;
         }
-        idle = mean_se(rest, nr, &idle_se, NULL);
+        double spread;
+        idle = mean_se(rest, nr, &idle_se, &spread);
+        /* one idle level, before and after alike: a window cut inside the
+         * load leaves load outside it, which is no idle part */
+        size_t nafter = nr - nbefore;
+        double before = nbefore ? gsl_stats_mean(rest, 1, nbefore) : NAN;
+        double after = nafter ? gsl_stats_mean(rest + nbefore, 1, nafter) : NAN;
+        double step = fabs(ps->load - idle);
+        if ((nbefore >= 5 && nafter >= 5 && fabs(before - after) > TB_POWER_STEP_SHARE * step) ||
+            spread > TB_POWER_STEP_SHARE * step) {
+            snprintf(err, errlen, "power column %s: the points outside the window are not one "
+                     "idle level (%.4g W before it, %.4g W after): give the idle power",
+                     power->name, before, after);
+            goto out;
+        }
     }
     ps->idle = idle;
     ps->step = ps->load - idle;

@@ -214,6 +214,12 @@ static void test_power_step(void)
     rc = tb_power_step_measure(&c, 300, 900, NAN, &ps, err, sizeof err);
     ok(rc == 0 && ps.not_step, "a load that changes by %.0f %% of the step is not a step",
        100 * ps.departure);
+    for (size_t i = 600; i < 900; i++)
+        v[i] -= 0.6;
+    /* a window cut inside the load: load left after it is no idle part */
+    ok(tb_power_step_measure(&c, 300, 600, NAN, &ps, err, sizeof err) == -1 &&
+           strstr(err, "not one idle level"),
+       "a window cut inside the load: %s", err);
     c.unit = "°C";
     ok(tb_power_step_measure(&c, 300, 900, NAN, &ps, err, sizeof err) == -1 &&
            strstr(err, "not a power"),
