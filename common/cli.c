@@ -242,6 +242,14 @@ int tb_cli_power_option(const char *arg, const char **column, double *step,
     }
 }
 
+int tb_cli_idle_power(const char *arg, double *w, char *err, size_t errlen)
+{
+    if (tb_cli_quantity_or_number(arg, "W", w) == 0 && *w >= 0)
+        return 0;
+    snprintf(err, errlen, "--idle-power wants a power of 0 or more, such as 1.2W, not '%s'", arg);
+    return -1;
+}
+
 int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen)
 {
     if (!isnan(m->from) && m->from >= m->to)

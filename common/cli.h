@@ -78,6 +78,10 @@ int tb_cli_quantity_or_number(const char *s, const char *unit, double *x);
 int tb_cli_power_option(const char *arg, const char **column, double *step,
                         char *err, size_t errlen);
 
+/* --idle-power POWER: a power of 0 or more ("1.2W", "1.2"); 0 with *W,
+ * or -1 with a message in ERR. */
+int tb_cli_idle_power(const char *arg, double *w, char *err, size_t errlen);
+
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 

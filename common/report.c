@@ -330,6 +330,23 @@ static void text_quantity(FILE *f, const tb_estimate *e)
     text_estimate(f, e, digits);
 }
 
+/* A network's N stages under TITLE, "    R1 ... C1 ..." a line, each with
+ * its label when LABELS (NULL: none) has one. */
+static void text_stages(FILE *f, const char *title, const tb_estimate *r, const tb_estimate *c,
+                        size_t n, const char *const *labels)
+{
+    fprintf(f, "  %s:\n", title);
+    for (size_t j = 0; j < n; j++) {
+        fprintf(f, "    R%zu ", j + 1);
+        text_quantity(f, &r[j]);
+        fprintf(f, "   C%zu ", j + 1);
+        text_quantity(f, &c[j]);
+        if (labels && labels[j])
+            fprintf(f, "   %s", labels[j]);
+        fputc('\n', f);
+    }
+}
+
 /* "  power step 5 W ± 0.001 from power/W: load 6 W less idle 1 W" */
 static void text_power_step(FILE *f, const tb_fit_report *r, const tb_thermal *th)
 {
@@ -376,26 +393,10 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
         text_quantity(f, &th->r_ja);
         fputs(" K/W   (T∞ above ambient over the load's power)\n", f);
     }
-    fputs("  Foster network (R K/W, C J/K):\n", f);
-    for (size_t j = 0; j < th->n; j++) {
-        fprintf(f, "    R%zu ", j + 1);
-        text_quantity(f, &th->foster_r[j]);
-        fprintf(f, "   C%zu ", j + 1);
-        text_quantity(f, &th->foster_c[j]);
-        if (r->labels && r->labels[j])
-            fprintf(f, "   %s", r->labels[j]);
-        fputc('\n', f);
-    }
-    if (isfinite(th->cauer_r[0].value)) {
-        fputs("  Cauer ladder from the heat source down (R K/W, C J/K):\n", f);
-        for (size_t j = 0; j < th->n; j++) {
-            fprintf(f, "    R%zu ", j + 1);
-            text_quantity(f, &th->cauer_r[j]);
-            fprintf(f, "   C%zu ", j + 1);
-            text_quantity(f, &th->cauer_c[j]);
-            fputc('\n', f);
-        }
-    }
+    text_stages(f, "Foster network (R K/W, C J/K)", th->foster_r, th->foster_c, th->n, r->labels);
+    if (isfinite(th->cauer_r[0].value))
+        text_stages(f, "Cauer ladder from the heat source down (R K/W, C J/K)", th->cauer_r,
+                    th->cauer_c, th->n, NULL);
     if (c->spectrum) {
         const tb_spectrum *sp = c->spectrum;
         fprintf(f, "  time-constant spectrum (λ %.3g), ΣR %.3g K/W:", sp->lambda, sp->r_total);

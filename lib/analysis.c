@@ -258,6 +258,20 @@ static struct column *add_column(tb_analysis *a)
     return &nc[a->ncols];
 }
 
+/* The column of RUN that SPEC (an option's, WHAT: "ambient") names, or
+ * -1 said (an input error). */
+static ssize_t named_column(tb_analysis *a, const tb_run *run, const char *spec, const char *what)
+{
+    char err[TB_ERRMAX];
+    size_t i;
+    if (tb_run_select(run, spec, &i, 1, err, sizeof err) < 0) {
+        say(a, "%s column: %s", what, err);
+        raise_status(a, TB_STATUS_INPUT);
+        return -1;
+    }
+    return (ssize_t)i;
+}
+
 /* Add the columns of RUN to fit, their windows cut.  A run whose options
  * do not fit it (an ambient, column or work counter it lacks) adds none:
  * half a run would be compared as if it were whole. */
@@ -270,26 +284,9 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
     a->status = TB_STATUS_OK;
     for (size_t w = 0; w < tb_run_nwarnings(run); w++)
         say(a, "warning: %s", tb_run_warning(run, w));
-    ssize_t ambient = -1;
-    if (o->ambient) {
-        size_t i;
-        if (tb_run_select(run, o->ambient, &i, 1, err, sizeof err) < 0) {
-            say(a, "ambient column: %s", err);
-            raise_status(a, TB_STATUS_INPUT);
-        } else {
-            ambient = (ssize_t)i;
-        }
-    }
-    const tb_column *power = NULL;
-    if (o->power) {
-        size_t i;
-        if (tb_run_select(run, o->power, &i, 1, err, sizeof err) < 0) {
-            say(a, "power column: %s", err);
-            raise_status(a, TB_STATUS_INPUT);
-        } else {
-            power = tb_run_column(run, i);
-        }
-    }
+    ssize_t ambient = o->ambient ? named_column(a, run, o->ambient, "ambient") : -1;
+    ssize_t power_idx = o->power ? named_column(a, run, o->power, "power") : -1;
+    const tb_column *power = power_idx >= 0 ? tb_run_column(run, (size_t)power_idx) : NULL;
     size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
     if (!idx) {
         a->out_of_memory = 1;

@@ -362,20 +362,20 @@ ssize_t tb_thermal_zth(const tb_fit *fit, size_t i, const double *t, const doubl
 /* --- sustainable power and time to trip --------------------------------------------- */
 
 /* The idle temperature and R_th of θ under DP. */
-static void idle_and_rth(const double *th, size_t n, double dp, double *t_idle, double *rth)
+static void idle_and_rth(const double *th, const struct element *e, double dp, double *t_idle,
+                         double *rth)
 {
-    double sum = 0;
-    for (size_t j = 0; j < n; j++)
-        sum += th[1 + j];
-    *t_idle = th[0] + sum;
-    *rth = -sum / dp;
+    *t_idle = th[0];
+    for (size_t j = 0; j < e->n; j++)
+        *t_idle += th[1 + j];
+    *rth = g_rth(th, dp, (void *)e);
 }
 
 static double g_sustainable(const double *th, double dp, void *ctx)
 {
     const struct element *e = ctx;
     double t_idle, rth;
-    idle_and_rth(th, e->n, dp, &t_idle, &rth);
+    idle_and_rth(th, e, dp, &t_idle, &rth);
     return e->idle + (e->trip - (t_idle + e->offset)) / rth;
 }
 
@@ -384,7 +384,7 @@ static double rise_at(const double *th, const struct element *e, double dp, doub
 {
     double s = 0;
     for (size_t j = 0; j < e->n; j++)
-        s += -th[1 + j] / dp * (1 - exp(-x / th[1 + e->n + j]));
+        s += stage_r(th, e, dp, j) * -expm1(-x / th[1 + e->n + j]);
     return rise * s;
 }
 
@@ -394,7 +394,7 @@ static double g_time_to_trip(const double *th, double dp, void *ctx)
 {
     const struct element *e = ctx;
     double t_idle, rth, rise = e->at - e->idle;
-    idle_and_rth(th, e->n, dp, &t_idle, &rth);
+    idle_and_rth(th, e, dp, &t_idle, &rth);
     double need = e->trip - (t_idle + e->offset);
     if (need <= 0)
         return 0;

@@ -184,8 +184,8 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
                 return usage_error("%s", err);
             break;
         case OPT_IDLE_POWER:
-            if (tb_cli_quantity_or_number(optarg, "W", &s->idle_power) < 0 || s->idle_power < 0)
-                return usage_error("--idle-power wants a power of 0 or more, such as 1.2W, not '%s'", optarg);
+            if (tb_cli_idle_power(optarg, &s->idle_power, err, sizeof err) < 0)
+                return usage_error("%s", err);
             break;
         case 'h':
             fputs(usage_text, stdout);
