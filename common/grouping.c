@@ -37,10 +37,30 @@ int tb_grouping_init(struct tb_grouping *g, const char *how, const char *order,
     g->how = how;
     if (order && split_order(g, order, err, errlen) < 0)
         return -1;
-    if (strcmp(how, "dir") == 0 || (strncmp(how, "meta:", 5) == 0 && how[5]))
-        return 0;
     if (strncmp(how, "re:", 3) != 0) {
-        snprintf(err, errlen, "--group-by wants meta:KEY, dir or re:REGEX, not '%s'", how);
+        /* one key or several: dir and meta:KEY, joined by commas */
+        size_t n = 1;
+        for (const char *c = how; *c; c++)
+            n += *c == ',';
+        g->parts_buf = strdup(how);
+        g->parts = calloc(n, sizeof *g->parts);
+        if (!g->parts_buf || !g->parts) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        char *save = NULL;
+        for (char *part = strtok_r(g->parts_buf, ",", &save); part; part = strtok_r(NULL, ",", &save))
+            g->parts[g->nparts++] = part;
+        for (size_t k = 0; k < g->nparts; k++)
+            if (strcmp(g->parts[k], "dir") != 0 &&
+                !(strncmp(g->parts[k], "meta:", 5) == 0 && g->parts[k][5]))
+                g->nparts = 0;
+        if (g->nparts > 0 && g->nparts == n)
+            return 0;
+    }
+    if (strncmp(how, "re:", 3) != 0) {
+        snprintf(err, errlen, "--group-by wants meta:KEY, dir or re:REGEX (or several of meta:KEY "
+                 "and dir, joined by commas), not '%s'", how);
         return -1;
     }
     int rc = regcomp(&g->re, how + 3, REG_EXTENDED);
@@ -61,6 +81,11 @@ void tb_grouping_free(struct tb_grouping *g)
     g->have_re = 0;
     free(g->order);
     free(g->order_buf);
+    free(g->parts);
+    free(g->parts_buf);
+    g->parts = NULL;
+    g->parts_buf = NULL;
+    g->nparts = 0;
     g->order = NULL;
     g->order_buf = NULL;
     g->norder = 0;
@@ -90,10 +115,11 @@ int tb_grouping_sort(const struct tb_grouping *g, char **names, size_t n,
     return 0;
 }
 
-char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,
-                     char *err, size_t errlen)
+/* The group of FILE by one key HOW (dir or meta:KEY): see tb_grouping_of(). */
+static char *group_by_key(const char *how, const char *file, const tb_run *run,
+                          char *err, size_t errlen)
 {
-    if (strcmp(g->how, "dir") == 0) {
+    if (strcmp(how, "dir") == 0) {
         char *copy = strdup(file);
         char *group = copy ? strdup(basename(dirname(copy))) : NULL;
         free(copy);
@@ -101,6 +127,17 @@ char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run
             snprintf(err, errlen, "out of memory");
         return group;
     }
+    const char *key = how + 5;
+    const char *v = tb_run_meta(run, key);
+    char *group = v ? strdup(v) : NULL;
+    if (!v)
+        snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
+    return group;
+}
+
+char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,
+                     char *err, size_t errlen)
+{
     if (g->have_re) {
         regmatch_t m[2];
         if (regexec(&g->re, file, 2, m, 0) == 0 && m[1].rm_so >= 0)
@@ -108,17 +145,31 @@ char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run
         snprintf(err, errlen, "%s: the path does not match --group-by %s", file, g->how);
         return NULL;
     }
-    const char *key = g->how + 5;
     tb_run *own = NULL;
-    if (!run) {
+    int need_run = 0;
+    for (size_t k = 0; k < g->nparts; k++)
+        need_run |= strcmp(g->parts[k], "dir") != 0;
+    if (!run && need_run) {
         if (!(own = tb_run_read(file, NULL, err, errlen)))
             return NULL;   /* the reader's message says which file and why */
         run = own;
     }
-    const char *v = tb_run_meta(run, key);
-    char *group = v ? strdup(v) : NULL;
-    if (!v)
-        snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
+    /* each key's value, joined by '/' */
+    char *joined = NULL;
+    for (size_t k = 0; k < g->nparts; k++) {
+        char *one = group_by_key(g->parts[k], file, run, err, errlen), *more = NULL;
+        if (!one || asprintf(&more, "%s%s%s", joined ? joined : "", joined ? "/" : "", one) < 0) {
+            if (one)
+                snprintf(err, errlen, "out of memory");
+            free(one);
+            free(joined);
+            tb_run_free(own);
+            return NULL;
+        }
+        free(one);
+        free(joined);
+        joined = more;
+    }
     tb_run_free(own);
-    return group;
+    return joined;
 }

@@ -15,7 +15,11 @@
 #include "tbfit.h"
 
 struct tb_grouping {
-    const char *how;   /* "dir", "meta:KEY" or "re:REGEX" */
+    const char *how;   /* "dir", "meta:KEY" or "re:REGEX"; or several of
+                          dir and meta:KEY, joined by commas */
+    char *parts_buf;   /* HOW split at its commas into: */
+    const char **parts;
+    size_t nparts;
     regex_t re;
     int have_re;
     char *order_buf;   /* --group-order, split into: */
@@ -37,7 +41,8 @@ int tb_grouping_sort(const struct tb_grouping *g, char **names, size_t n,
 
 /* The group of the run at FILE (RUN when it is read already; meta:KEY
  * reads FILE otherwise), to free(); NULL with a message in ERR when the
- * path does not match or the run has no such metadata. */
+ * path does not match or the run has no such metadata.  With several
+ * keys, their values joined by '/' ("fp64-div/50"). */
 char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,
                      char *err, size_t errlen);
 

@@ -1,5 +1,5 @@
 /*
- * plot.h -- tb-plot's settings and its six figures.
+ * plot.h -- tb-plot's settings and its seven figures.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -24,6 +24,8 @@ struct plot_settings {
     const char *power;          /* zth: the power column, or NULL */
     double power_step, idle_power;  /* zth: W given, or NaN */
     int spectrum;               /* the spectrum figure: its analysis too */
+    const char *sweep_x;        /* sweep: "meta:KEY", the x axis */
+    const char *sweep_y;        /* sweep: tinf, tauN, ops or mean:COLUMN */
 };
 
 /* Each returns an exit status (enum tb_exit) and prints its errors. */
@@ -31,6 +33,15 @@ int plot_fit(const struct plot_settings *s, const char *path);
 int plot_raw(const struct plot_settings *s, const char *path);
 int plot_runlength(const struct plot_settings *s, const char *path);
 int plot_compare(const struct plot_settings *s, char **paths, int npaths);
+int plot_sweep(const struct plot_settings *s, char **paths, int npaths);
+
+/* The results to draw: tb-fit's result files as they are; runs (files or
+ * directories of them) fitted here as tb-fit would, with the model
+ * options and -c, appended to *ROWS.  TB_EXIT_OK, TB_EXIT_FIT when a fit
+ * failed (its row is missing, and said so), TB_EXIT_INPUT, or
+ * TB_EXIT_OUTPUT when memory ran out. */
+int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
+                      tb_result **rows, size_t *nrows);
 int plot_zth(const struct plot_settings *s, const char *path);
 int plot_spectrum(const struct plot_settings *s, const char *path);
 /* zth (SPECTRUM 0) or spectrum: both draw one column's network */

@@ -142,12 +142,8 @@ static int push_row(tb_result **rows, size_t *n, const tb_result *r)
     return 0;
 }
 
-/* The results to draw: tb-fit's result files as they are; runs (files or
- * directories of them) fitted here as tb-fit would, with the model
- * options and -c.  TB_EXIT_OK, TB_EXIT_FIT when a fit failed (its
- * point is missing, and said so), or TB_EXIT_INPUT. */
-static int read_inputs(const struct plot_settings *s, char **paths, int npaths,
-                       tb_result **rows, size_t *nrows)
+int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
+                      tb_result **rows, size_t *nrows)
 {
     struct tb_paths runs = {0};
     char err[TB_ERRMAX];
@@ -228,7 +224,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     struct tb_grouping grouping;
     int status = TB_EXIT_OK;
 
-    if ((status = read_inputs(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT) {
+    if ((status = plot_read_results(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT) {
         tb_results_free(rows, nrows);
         return status;
     }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grouping.h"
 #include "plot.h"
 
 static const char usage_text[] =
@@ -23,10 +24,12 @@ static const char usage_text[] =
     "       tb-plot compare RESULTS.csv|RUN|DIR... [OPTION]... -o FIGURE\n"
     "       tb-plot zth RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "       tb-plot spectrum RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
+    "       tb-plot sweep RESULTS.csv|RUN|DIR... --x=meta:KEY [OPTION]... -o FIGURE\n"
     "Draw a figure of a run: its fit with components and residuals, its raw\n"
     "series, its run-length analysis, its thermal impedance Zth(t) under a\n"
     "power step or its time-constant spectrum and structure function; or\n"
-    "compare the T∞ of runs (fitted here) or of tb-fit results.\n"
+    "compare the T∞ of runs (fitted here) or of tb-fit results; or draw a\n"
+    "sweep: T∞ (or a τ...) against a variable of the runs' metadata.\n"
     "The figure's format follows its extension: .png, .svg or .pdf.\n"
     "\n"
     "Figure:\n"
@@ -53,10 +56,16 @@ static const char usage_text[] =
     "      --step=TIME        runlength: growth of the prefixes (default 60s)\n"
     "      --group-by=HOW     compare: dir (the run's directory), meta:KEY (its\n"
     "                         \"# KEY: value\" line) or re:REGEX (its first group\n"
-    "                         in the run's path), as tb-compare groups runs\n"
+    "                         in the run's path), or several meta:KEY and dir\n"
+    "                         joined by commas, as tb-compare groups runs\n"
     "      --group-order=G1,G2,...  compare: these groups first, the others\n"
     "                         after in natural order (5.4 < 5.10 < 6.1)\n"
     "      --ops              compare: operations per second on a second axis\n"
+    "      --x=meta:KEY       sweep: the x axis, a number in the runs' \"# KEY:\"\n"
+    "                         lines (frequencies such as 1.2GHz in MHz)\n"
+    "      --by=HOW           sweep: a line per group, HOW as --group-by\n"
+    "      --y=WHAT           sweep: tinf (default), tau1 to tau4, ops, or\n"
+    "                         mean:COLUMN (its mean over each run)\n"
     "      --power=COLUMN|POWER  zth, spectrum: the power step, from a power column or\n"
     "                         given (2.5W), as tb-fit --power\n"
     "      --idle-power=POWER zth, spectrum: the idle power, when the run has no\n"
@@ -113,7 +122,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
 
 enum {
     OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
-    OPT_POWER, OPT_IDLE_POWER,
+    OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -128,6 +137,9 @@ static const struct option own_options[] = {
     {"ops", no_argument, NULL, OPT_OPS},
     {"power", required_argument, NULL, OPT_POWER},
     {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
+    {"x", required_argument, NULL, OPT_X},
+    {"by", required_argument, NULL, OPT_GROUP_BY},
+    {"y", required_argument, NULL, OPT_Y},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -172,12 +184,29 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
                 return usage_error("--step wants a positive time, not '%s'", optarg);
             break;
         case OPT_GROUP_BY:
-            if (strcmp(optarg, "dir") != 0 && strncmp(optarg, "re:", 3) != 0 &&
-                !(strncmp(optarg, "meta:", 5) == 0 && optarg[5]))
-                return usage_error("--group-by wants meta:KEY, dir or re:REGEX, not '%s'", optarg);
+        {
+            struct tb_grouping g;
+            char why[512];
+            int bad = tb_grouping_init(&g, optarg, NULL, why, sizeof why) < 0;
+            tb_grouping_free(&g);
+            if (bad)
+                return usage_error("%s", why);
             s->group_by = optarg;
+        }
             break;
         case OPT_GROUP_ORDER: s->group_order = optarg; break;
+        case OPT_X:
+            if (strncmp(optarg, "meta:", 5) != 0 || !optarg[5] || strchr(optarg, ','))
+                return usage_error("--x wants meta:KEY, one key, not '%s'", optarg);
+            s->sweep_x = optarg;
+            break;
+        case OPT_Y:
+            if (strcmp(optarg, "tinf") && strcmp(optarg, "ops") &&
+                !(strncmp(optarg, "tau", 3) == 0 && optarg[3] >= '1' && optarg[3] <= '4' && !optarg[4]) &&
+                !(strncmp(optarg, "mean:", 5) == 0 && optarg[5]))
+                return usage_error("--y wants tinf, tau1 to tau4, ops or mean:COLUMN, not '%s'", optarg);
+            s->sweep_y = optarg;
+            break;
         case OPT_OPS: s->ops = 1; break;
         case OPT_POWER:
             if (tb_cli_power_option(optarg, &s->power, &s->power_step, err, sizeof err) < 0)
@@ -233,24 +262,31 @@ int main(int argc, char **argv)
         return TB_EXIT_OK;
     }
     if (argc < 2)
-        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth or spectrum");
+        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth, spectrum or sweep");
     const char *what = argv[1];
     if (strcmp(what, "fit") && strcmp(what, "raw") && strcmp(what, "runlength") &&
-        strcmp(what, "compare") && strcmp(what, "zth") && strcmp(what, "spectrum"))
-        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth or spectrum", what);
+        strcmp(what, "compare") && strcmp(what, "zth") && strcmp(what, "spectrum") &&
+        strcmp(what, "sweep"))
+        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth, spectrum or sweep",
+                           what);
+    int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0;
     int status = parse_arguments(argc - 1, argv + 1, &s);
     int first = optind + 1, nargs = argc - first;
     int thermal = strcmp(what, "zth") == 0 || strcmp(what, "spectrum") == 0;
     s.spectrum = strcmp(what, "spectrum") == 0;
     if (status < 0) {
         if (nargs < 1)
-            status = usage_error("%s", strcmp(what, "compare") ? "no run given" : "no results given");
-        else if (strcmp(what, "compare") != 0 && nargs > 1)
+            status = usage_error("%s", many ? "no results given" : "no run given");
+        else if (!many && nargs > 1)
             status = usage_error("one run at a time, not '%s' too", argv[first + 1]);
         else if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
             status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
         else if (strcmp(what, "runlength") == 0 && s.m.auto_order)
             status = usage_error("%s", "runlength works with a fixed --order");
+        else if (strcmp(what, "sweep") == 0 && !s.sweep_x)
+            status = usage_error("%s", "sweep wants its x axis: --x meta:KEY");
+        else if (strcmp(what, "sweep") != 0 && (s.sweep_x || s.sweep_y))
+            status = usage_error("%s", "--x, --by and --y are for the sweep figure");
         else if (thermal && !s.power && isnan(s.power_step))
             status = usage_error("%s wants the power step: --power COLUMN|POWER", what);
         else if (!thermal && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
@@ -274,6 +310,8 @@ int main(int argc, char **argv)
         status = plot_runlength(&s, argv[first]);
     else if (thermal)
         status = plot_thermal(&s, argv[first], strcmp(what, "spectrum") == 0);
+    else if (strcmp(what, "sweep") == 0)
+        status = plot_sweep(&s, argv + first, nargs);
     else
         status = plot_compare(&s, argv + first, nargs);
     if (status == TB_EXIT_INPUT)

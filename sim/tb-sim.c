@@ -599,9 +599,24 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
     snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);
     if (mkdirs(dir) < 0 || put_name(dir, "name", "tbsim") < 0)
         goto fail;
-    snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu0/cpufreq", s->sysfs);
-    if (mkdirs(dir) < 0 || put(dir, "scaling_cur_freq", "1200000") < 0)
-        goto fail;
+    /* two CPUs' cpufreq as the kernel shows them under schedutil, with
+     * the userspace governor on offer (tb-series sets frequencies here) */
+    static const char *const cpufreq[][2] = {
+        {"scaling_governor", "schedutil"},
+        {"scaling_available_governors", "performance schedutil userspace"},
+        {"scaling_available_frequencies", "600000 1200000 1600000"},
+        {"scaling_min_freq", "600000"}, {"scaling_max_freq", "1600000"},
+        {"scaling_setspeed", "<unsupported>"},
+        {"cpuinfo_min_freq", "600000"}, {"cpuinfo_max_freq", "1600000"},
+    };
+    for (int cpu = 0; cpu < 2; cpu++) {
+        snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu%d/cpufreq", s->sysfs, cpu);
+        if (mkdirs(dir) < 0 || put(dir, "scaling_cur_freq", "1200000") < 0)
+            goto fail;
+        for (size_t f = 0; f < sizeof cpufreq / sizeof *cpufreq; f++)
+            if (put_name(dir, cpufreq[f][0], cpufreq[f][1]) < 0)
+                goto fail;
+    }
 
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);

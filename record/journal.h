@@ -1,0 +1,48 @@
+/*
+ * journal.h -- tb-series' journal: what a series has done, kept in its
+ * output directory so that the series resumes where it was cut.
+ *
+ * One line an event, synced to disk before the series goes on:
+ *   tb-series journal 1 plan=HASH runs=N    the plan it belongs to
+ *   saved cpu0 GOVERNOR MIN MAX             cpufreq as found, before a change
+ *   restored                                cpufreq given back
+ *   start NAME                              a run started
+ *   done NAME STATUS                        its file complete; its exit status
+ * A run with a start and no done after it was cut, and is run again.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_RECORD_JOURNAL_H
+#define TB_RECORD_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct journal {
+    int fd;
+    char *path;
+    char **done;        /* runs done, and their exit statuses */
+    int *status;
+    size_t ndone;
+    char **saved;       /* "cpuN GOVERNOR MIN MAX" not yet restored */
+    size_t nsaved;
+    int fresh;          /* no run of this plan was journalled before */
+};
+
+/* Open (or start) DIR's journal for the plan HASH of NRUNS runs, locked
+ * against a second tb-series.  A journal of another plan is an error,
+ * unless RESTART, which starts it anew.  0; -2 when the journal is of
+ * another plan, -1 on other errors; the reason in ERR. */
+int journal_open(struct journal *j, const char *dir, uint64_t hash, size_t nruns,
+                 int restart, char *err, size_t errlen);
+
+/* Append a line (printf FMT) and sync it.  0, or -1 with errno set. */
+int journal_write(struct journal *j, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* 1 when the run NAME is done (its status in *STATUS), else 0. */
+int journal_is_done(const struct journal *j, const char *name, int *status);
+
+void journal_close(struct journal *j);
+
+#endif

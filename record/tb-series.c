@@ -1,0 +1,764 @@
+/*
+ * tb-series -- run an experiment: the runs of a plan, each recorded by
+ * tb-record into a file of its own, with a cool-down before each, CPU
+ * frequencies set and given back, and a journal to resume from.
+ *
+ * Board side: libc only.  The plan is read and checked in full (plan.c),
+ * then cpufreq (cpufreq.c) and the journal (journal.c) are opened; each
+ * run is recorded into NAME.csv.part and renamed to NAME.csv only once
+ * tb-record has ended, so that a file with the .csv name is complete.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include "cpufreq.h"
+#include "journal.h"
+#include "plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum series_exit {
+    SERIES_EXIT_OK = 0,        /* every run done, each benchmark exited 0 */
+    SERIES_EXIT_FAILED = 1,    /* done, but some benchmark exited otherwise */
+    SERIES_EXIT_USAGE = 2,     /* a bad option or plan */
+    SERIES_EXIT_SYSTEM = 3,    /* output, journal, cpufreq, recorder, sensor */
+};
+
+struct settings {
+    const char *plan_path;
+    const char *output_dir;
+    const char *sysfs_root;
+    const char *recorder;
+    int dry_run;
+    int restart;
+    int retry_failed;
+    int verbose;
+};
+
+static volatile sig_atomic_t stop_signal;
+static volatile pid_t child;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+    if (child > 0)
+        kill(child, SIGTERM);
+}
+
+static const char usage_text[] =
+    "Usage: tb-series [OPTION]... PLAN\n"
+    "Run the series of runs PLAN describes: each recorded by tb-record into\n"
+    "a file of its own in the output directory, after a cool-down, with the\n"
+    "plan's variables written into it; resumable where it was cut.\n"
+    "\n"
+    "  -o, --output-dir=DIR  the runs and the journal go into DIR (default: the\n"
+    "                        plan's name without its extension)\n"
+    "  -n, --dry-run         list the runs and the time they will take; run none\n"
+    "      --restart         start the series anew, even when the journal in DIR\n"
+    "                        is of another plan\n"
+    "      --retry-failed    run again the runs whose benchmark failed\n"
+    "      --recorder=PATH   the tb-record to run (default: the one beside\n"
+    "                        tb-series, else tb-record on PATH)\n"
+    "      --sysfs-root=DIR  read and write /sys in DIR (a fake tree for tests);\n"
+    "                        tb-record is given it too\n"
+    "  -v, --verbose         say what is started and waited for\n"
+    "  -h, --help            show this help and exit\n"
+    "  -V, --version         show the version and exit\n"
+    "\n"
+    "The plan's format is in tb-series(1), PLAN FILES.\n"
+    "\n"
+    "Exit status: 0 every run done and its benchmark exited 0; 1 done, but\n"
+    "some benchmark failed; 2 a usage error or a bad plan; 3 the output, the\n"
+    "journal, cpufreq, the recorder or a sensor failed; 128+N stopped by\n"
+    "signal N (the series resumes when run again).\n";
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("tb-series: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'tb-series --help' for more information.\n", stderr);
+    return SERIES_EXIT_USAGE;
+}
+
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    enum { OPT_RESTART = 256, OPT_RETRY, OPT_RECORDER, OPT_SYSFS };
+    static const struct option options[] = {
+        {"output-dir", required_argument, NULL, 'o'},
+        {"dry-run", no_argument, NULL, 'n'},
+        {"restart", no_argument, NULL, OPT_RESTART},
+        {"retry-failed", no_argument, NULL, OPT_RETRY},
+        {"recorder", required_argument, NULL, OPT_RECORDER},
+        {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:nvhV", options, NULL)) != -1) {
+        switch (c) {
+        case 'o': s->output_dir = optarg; break;
+        case 'n': s->dry_run = 1; break;
+        case OPT_RESTART: s->restart = 1; break;
+        case OPT_RETRY: s->retry_failed = 1; break;
+        case OPT_RECORDER: s->recorder = optarg; break;
+        case OPT_SYSFS: s->sysfs_root = optarg; break;
+        case 'v': s->verbose = 1; break;
+        case 'h': fputs(usage_text, stdout); return SERIES_EXIT_OK;
+        case 'V': printf("tb-series (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return SERIES_EXIT_OK;
+        case ':': return usage_error("option needs an argument: %s", argv[optind - 1]);
+        default: return usage_error("unknown option: %s", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return usage_error("no plan given");
+    if (optind + 1 < argc)
+        return usage_error("one plan at a time, not also '%s'", argv[optind + 1]);
+    s->plan_path = argv[optind];
+    return -1;
+}
+
+/* --- time ---------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* "1 h 12 min", "3 min 10 s", "42 s" */
+static const char *say_duration(double s, char *buf, size_t len)
+{
+    long t = lround(s);
+    if (t >= 3600)
+        snprintf(buf, len, "%ld h %ld min", t / 3600, t % 3600 / 60);
+    else if (t >= 60)
+        snprintf(buf, len, "%ld min %ld s", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%ld s", t);
+    return buf;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec t = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    while (!stop_signal && nanosleep(&t, &t) < 0 && errno == EINTR)
+        ;
+}
+
+/* --- the cool-down ------------------------------------------------------------- */
+
+/* The file the cool-down reads: the plan's cooldown-sensor (a thermal
+ * zone's type, or a file), else the first thermal zone. */
+static int cool_sensor_path(const struct plan *p, const char *root, char *path, size_t len,
+                            char *err, size_t errlen)
+{
+    const char *name = p->cool_sensor;
+    if (name && strchr(name, '/')) {
+        if (!strncmp(name, "/sys/", 5) && root)
+            snprintf(path, len, "%s/%s", root, name + 5);
+        else
+            snprintf(path, len, "%s", name);
+        return 0;
+    }
+    for (int zone = 0; zone < 1024; zone++) {
+        char dir[3000], type[256] = "";
+        snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", root ? root : "/sys", zone);
+        if (access(dir, F_OK) < 0)
+            continue;
+        snprintf(path, len, "%s/type", dir);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(type, sizeof type, f))
+                type[0] = '\0';
+            fclose(f);
+        }
+        type[strcspn(type, "\n")] = '\0';
+        if (!name || !strcmp(type, name)) {
+            snprintf(path, len, "%s/temp", dir);
+            return 0;
+        }
+    }
+    snprintf(err, errlen, name ? "cooldown-sensor: no thermal zone of type '%s' in %s/class/thermal"
+                               : "no thermal zone in %s/class/thermal for the cool-down%s",
+             name ? name : (root ? root : "/sys"), name ? (root ? root : "/sys") : "");
+    return -1;
+}
+
+/* The sensor's temperature in °C (thermal zones and hwmon give m°C), or NaN. */
+static double read_celsius(const char *path)
+{
+    char buf[64], *end;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NAN;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    double x = strtod(buf, &end);
+    return end == buf ? NAN : x / 1000;
+}
+
+static void fan_set(const struct plan *p, double speed)
+{
+    if (!p->fan_cmd)
+        return;
+    char *cmd;
+    if (asprintf(&cmd, "%s %g", p->fan_cmd, speed) < 0)
+        return;
+    int status = system(cmd);
+    if (status != 0)
+        fprintf(stderr, "tb-series: warning: fan command '%s' failed\n", cmd);
+    free(cmd);
+}
+
+#define COOL_POLL_S 0.5
+
+/* Wait as the plan's cooldown says.  *WAITED gets the seconds waited and
+ * *START the temperature when the run starts.  0, or -1 when the sensor
+ * cannot be read or a signal came (a timeout is warned of, not failed). */
+static int cool_down(const struct plan *p, const char *sensor, const struct settings *s,
+                     double *waited, double *start)
+{
+    double t0 = now_s();
+    double window = p->cool_window_s > 0 ? p->cool_window_s : 60;
+    size_t cap = (size_t)(window / COOL_POLL_S) + 2, n = 0;
+    double *hist_t = calloc(cap, sizeof *hist_t), *hist_y = calloc(cap, sizeof *hist_y);
+    int rc = -1, done = 0;
+    char a[64];
+
+    if (!hist_t || !hist_y) {
+        fputs("tb-series: out of memory\n", stderr);
+        goto out;
+    }
+    fan_set(p, 1);
+    while (!stop_signal) {
+        double t = now_s() - t0, y = read_celsius(sensor);
+        if (isnan(y)) {
+            fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n", sensor);
+            goto out;
+        }
+        /* the readings of the last window, oldest first */
+        if (n == cap) {
+            memmove(hist_t, hist_t + 1, (cap - 1) * sizeof *hist_t);
+            memmove(hist_y, hist_y + 1, (cap - 1) * sizeof *hist_y);
+            n--;
+        }
+        hist_t[n] = t;
+        hist_y[n++] = y;
+        *start = y;
+        int cool = isnan(p->cool_temp) || y <= p->cool_temp;
+        int slow = 1;
+        if (!isnan(p->cool_rate)) {
+            /* the fall's rate: the least-squares slope over a full window */
+            slow = 0;
+            if (n >= 3 && hist_t[n - 1] - hist_t[0] >= window - COOL_POLL_S / 2) {
+                double mt = 0, my = 0, sxy = 0, sxx = 0;
+                for (size_t i = 0; i < n; i++)
+                    mt += hist_t[i] / (double)n, my += hist_y[i] / (double)n;
+                for (size_t i = 0; i < n; i++) {
+                    sxy += (hist_t[i] - mt) * (hist_y[i] - my);
+                    sxx += (hist_t[i] - mt) * (hist_t[i] - mt);
+                }
+                slow = -sxy / sxx * 60 <= p->cool_rate;
+            }
+        }
+        int pause_only = isnan(p->cool_temp) && isnan(p->cool_rate);
+        if (pause_only ? t >= p->cool_timeout_s : cool && slow) {
+            done = 1;
+            break;
+        }
+        if (t >= p->cool_timeout_s) {
+            fprintf(stderr, "tb-series: warning: still %.1f °C after %s of cool-down; the run starts\n",
+                    y, say_duration(t, a, sizeof a));
+            done = 1;
+            break;
+        }
+        if (s->verbose && n % 20 == 1)
+            fprintf(stderr, "tb-series: cooling: %.1f °C after %s\n", y, say_duration(t, a, sizeof a));
+        sleep_s(COOL_POLL_S);
+    }
+    if (done)
+        rc = 0;
+    fan_set(p, 0);
+out:
+    *waited = now_s() - t0;
+    free(hist_t);
+    free(hist_y);
+    return rc;
+}
+
+/* --- the recorder ------------------------------------------------------------------ */
+
+/* tb-record: the plan's or the option's, else the one beside this program
+ * (found from /proc/self/exe, never from the current directory), else PATH. */
+static char *find_recorder(const struct plan *p, const struct settings *s)
+{
+    if (s->recorder)
+        return strdup(s->recorder);
+    if (p->recorder)
+        return strdup(p->recorder);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *beside;
+        if (asprintf(&beside, "%s/tb-record", dirname(self)) >= 0) {
+            if (access(beside, X_OK) == 0)
+                return beside;
+            free(beside);
+        }
+    }
+    return strdup("tb-record");
+}
+
+struct argv_builder {
+    char **v;
+    size_t n, cap;
+    int failed;
+};
+
+static void push(struct argv_builder *b, char *owned)
+{
+    if (!owned || b->failed) {
+        free(owned);
+        b->failed = 1;
+        return;
+    }
+    if (b->n + 2 > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 32;
+        char **more = realloc(b->v, cap * sizeof *more);
+        if (!more) {
+            free(owned);
+            b->failed = 1;
+            return;
+        }
+        b->v = more;
+        b->cap = cap;
+    }
+    b->v[b->n++] = owned;
+    b->v[b->n] = NULL;
+}
+
+static void pushf(struct argv_builder *b, const char *fmt, ...)
+{
+    char *s;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    push(b, n < 0 ? NULL : s);
+}
+
+/* tb-record's command line for run I. */
+static char **recorder_argv(const struct plan *p, size_t i, const struct settings *s,
+                            const char *recorder, const char *part, double waited, double start)
+{
+    const struct plan_run *r = &p->runs[i];
+    struct argv_builder b = {0};
+    char *base = strdup(p->path);
+
+    push(&b, strdup(recorder));
+    if (p->time_s > 0)
+        pushf(&b, "--time=%.17g", p->time_s);
+    if (p->period_ms > 0)
+        pushf(&b, "--period=%.17g", p->period_ms);
+    if (s->sysfs_root)
+        pushf(&b, "--sysfs-root=%s", s->sysfs_root);
+    if (p->fan_cmd)
+        pushf(&b, "--fan-cmd=%s", p->fan_cmd);
+    for (size_t k = 0; k < p->nrecord; k++)
+        push(&b, plan_substitute(p, r, p->record[k]));
+    for (size_t v = 0; v < p->nvars; v++)
+        pushf(&b, "--meta=%s=%s", p->vars[v].name, p->vars[v].values[r->value[v]]);
+    pushf(&b, "--meta=repeat=%d", r->repeat);
+    pushf(&b, "--meta=series=%s", base ? basename(base) : "plan");
+    pushf(&b, "--meta=series_run=%zu/%zu", i + 1, p->nruns);
+    if (p->has_cooldown) {
+        pushf(&b, "--meta=cooldown_waited_s=%.1f", waited);
+        pushf(&b, "--meta=cooldown_start_C=%.1f", start);
+    }
+    pushf(&b, "--output=%s", part);
+    push(&b, strdup("--"));
+    for (size_t k = 0; k < p->nrun; k++)
+        push(&b, plan_substitute(p, r, p->run[k]));
+    free(base);
+    if (b.failed) {
+        plan_free_words(b.v);
+        return NULL;
+    }
+    return b.v;
+}
+
+/* Run ARGV to its end; its wait status, or -1 when it could not be
+ * started.  The recorder is told to stop (SIGTERM) when we are killed, so
+ * that no run goes on unseen after a SIGKILL. */
+static int run_recorder(char **argv)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(128 + SIGTERM);
+        execvp(argv[0], argv);
+        fprintf(stderr, "tb-series: %s: %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    child = pid;
+    if (stop_signal)
+        kill(pid, SIGTERM);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            status = -1;
+            break;
+        }
+    child = 0;
+    return status;
+}
+
+/* The directory's entry made durable after a rename. */
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* --- the series ---------------------------------------------------------------- */
+
+static void describe_run(const struct plan *p, size_t i, char *buf, size_t len)
+{
+    const struct plan_run *r = &p->runs[i];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t v = 0; v < p->nvars && n < len; v++)
+        n += (size_t)snprintf(buf + n, len - n, "%s=%s ", p->vars[v].name,
+                              p->vars[v].values[r->value[v]]);
+    if (n < len)
+        snprintf(buf + n, len - n, "repeat %d", r->repeat);
+}
+
+static int dry_run(const struct plan *p, const struct settings *s, const char *dir)
+{
+    char what[1024], a[64], b[64];
+    for (size_t i = 0; i < p->nruns; i++) {
+        describe_run(p, i, what, sizeof what);
+        printf("%4zu  %s/%s.csv  %s\n", i + 1, dir, p->runs[i].name, what);
+    }
+    double runs = p->time_s * (double)p->nruns;
+    printf("%zu runs", p->nruns);
+    if (p->time_s > 0)
+        printf(", %s of recording", say_duration(runs, a, sizeof a));
+    else
+        printf(", each as long as its benchmark");
+    if (p->has_cooldown) {
+        int pause = isnan(p->cool_temp) && isnan(p->cool_rate);
+        double cool = p->cool_timeout_s * (double)p->nruns;
+        printf(pause ? ", %s of pauses" : ", up to %s of cool-downs", say_duration(cool, b, sizeof b));
+        if (p->time_s > 0)
+            printf(": %s at most", say_duration(runs + cool, a, sizeof a));
+    }
+    printf("\n");
+    (void)s;
+    return SERIES_EXIT_OK;
+}
+
+/* The output directory: the option's, else the plan's name without its
+ * extension, beside the current directory. */
+static char *output_dir(const struct settings *s)
+{
+    if (s->output_dir)
+        return strdup(s->output_dir);
+    char *copy = strdup(s->plan_path);
+    if (!copy)
+        return NULL;
+    char *name = strdup(basename(copy));
+    free(copy);
+    if (!name)
+        return NULL;
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    else {
+        char *more = realloc(name, strlen(name) + 5);
+        if (!more) {
+            free(name);
+            return NULL;
+        }
+        name = more;
+        strcat(name, ".out");
+    }
+    return name;
+}
+
+/* Refuse a NAME.csv the journal does not know of: the output of another
+ * series, not to be overwritten. */
+static int check_strangers(const struct plan *p, const struct journal *j, const char *dir)
+{
+    for (size_t i = 0; i < p->nruns; i++) {
+        char path[4096];
+        int status;
+        snprintf(path, sizeof path, "%s/%s.csv", dir, p->runs[i].name);
+        if (access(path, F_OK) == 0 && !journal_is_done(j, p->runs[i].name, &status)) {
+            fprintf(stderr, "tb-series: %s exists and the journal does not list it as done: "
+                    "move it away, or --restart to record it again\n", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+struct tally {
+    size_t done, before, failed;
+    char first_failed[1024];
+    int first_status;
+};
+
+static int run_series(struct plan *p, const struct settings *s, const char *dir,
+                      struct journal *j, struct cpufreq *cf, const char *recorder,
+                      const char *sensor, struct tally *t)
+{
+    char a[64], what[1024], err[1024];
+    double series_t0 = now_s();
+    size_t todo = 0, started = 0;
+    uint64_t khz_now = 0;
+    int status;
+
+    for (size_t i = 0; i < p->nruns; i++)
+        if (!journal_is_done(j, p->runs[i].name, &status) || (s->retry_failed && status != 0))
+            todo++;
+    for (size_t i = 0; i < p->nruns && !stop_signal; i++) {
+        const struct plan_run *r = &p->runs[i];
+        if (journal_is_done(j, r->name, &status) && !(s->retry_failed && status != 0)) {
+            t->before++;
+            if (status != 0) {
+                if (!t->failed++)
+                    snprintf(t->first_failed, sizeof t->first_failed, "%s", r->name);
+                t->first_status = t->failed == 1 ? status : t->first_status;
+            }
+            continue;
+        }
+        describe_run(p, i, what, sizeof what);
+        fprintf(stderr, "tb-series: run %zu of %zu (%s): %s", i + 1, p->nruns, r->name, what);
+        if (started > 0) {
+            double per = (now_s() - series_t0) / (double)started;
+            fprintf(stderr, "; about %s left", say_duration(per * (double)(todo - started), a, sizeof a));
+        } else if (p->time_s > 0) {
+            fprintf(stderr, "; at least %s left", say_duration(p->time_s * (double)todo, a, sizeof a));
+        }
+        fputc('\n', stderr);
+
+        const char *freq = plan_value(p, r, "freq");
+        if (freq) {
+            uint64_t khz = plan_parse_frequency(freq);
+            if (khz != khz_now) {
+                if (cpufreq_set(cf, khz, err, sizeof err) < 0) {
+                    fprintf(stderr, "tb-series: %s\n", err);
+                    return SERIES_EXIT_SYSTEM;
+                }
+                khz_now = khz;
+            }
+        }
+        double waited = 0, start_temp = NAN;
+        if (p->has_cooldown && cool_down(p, sensor, s, &waited, &start_temp) < 0)
+            return stop_signal ? 128 + stop_signal : SERIES_EXIT_SYSTEM;
+        if (p->has_cooldown)
+            fprintf(stderr, "tb-series: cooled %s to %.1f °C\n", say_duration(waited, a, sizeof a),
+                    start_temp);
+
+        char part[4096], final[4096];
+        snprintf(part, sizeof part, "%s/%s.csv.part", dir, r->name);
+        snprintf(final, sizeof final, "%s/%s.csv", dir, r->name);
+        unlink(part);   /* what a cut run left */
+        char **argv = recorder_argv(p, i, s, recorder, part, waited, start_temp);
+        if (!argv) {
+            fputs("tb-series: out of memory\n", stderr);
+            return SERIES_EXIT_SYSTEM;
+        }
+        if (s->verbose) {
+            fputs("tb-series:", stderr);
+            for (char **w = argv; *w; w++)
+                fprintf(stderr, " %s", *w);
+            fputc('\n', stderr);
+        }
+        if (journal_write(j, "start %s", r->name) < 0) {
+            fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
+            plan_free_words(argv);
+            return SERIES_EXIT_SYSTEM;
+        }
+        started++;
+        int ws = run_recorder(argv);
+        plan_free_words(argv);
+        if (stop_signal)
+            break;   /* cut: its start has no done, and it is run again */
+        int code = ws < 0 ? 127 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        if (ws < 0 || code == 125 || access(part, F_OK) < 0) {
+            /* the recorder, not the benchmark: the next runs would fail alike */
+            fprintf(stderr, "tb-series: run %s: %s failed (exit status %d); the series stops\n",
+                    r->name, recorder, code);
+            return SERIES_EXIT_SYSTEM;
+        }
+        if (rename(part, final) < 0) {
+            fprintf(stderr, "tb-series: %s: %s\n", final, strerror(errno));
+            return SERIES_EXIT_SYSTEM;
+        }
+        sync_dir(dir);
+        if (journal_write(j, "done %s %d", r->name, code) < 0) {
+            fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
+            return SERIES_EXIT_SYSTEM;
+        }
+        t->done++;
+        if (code != 0) {
+            fprintf(stderr, "tb-series: run %s: the benchmark exited with status %d\n", r->name, code);
+            if (!t->failed++) {
+                snprintf(t->first_failed, sizeof t->first_failed, "%s", r->name);
+                t->first_status = code;
+            }
+        }
+    }
+    return stop_signal ? 128 + stop_signal : t->failed ? SERIES_EXIT_FAILED : SERIES_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = {0};
+    int rc = parse_arguments(argc, argv, &s);
+    if (rc >= 0)
+        return rc;
+
+    struct plan p;
+    char err[PLAN_ERRMAX + 512];
+    if (plan_read(s.plan_path, &p, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-series: %s\n", err);
+        plan_free(&p);
+        return SERIES_EXIT_USAGE;
+    }
+    char *dir = output_dir(&s);
+    char *recorder = find_recorder(&p, &s);
+    struct cpufreq cf = {0};
+    struct journal j = {.fd = -1};
+    int has_freq = plan_value(&p, &p.runs[0], "freq") != NULL;
+    char sensor[4096] = "";
+    rc = SERIES_EXIT_SYSTEM;
+    if (!dir || !recorder) {
+        fputs("tb-series: out of memory\n", stderr);
+        goto out;
+    }
+    if (s.dry_run) {
+        rc = dry_run(&p, &s, dir);
+        goto out;
+    }
+
+    /* everything that can be checked, before the first run */
+    if (has_freq) {
+        if (cpufreq_open(&cf, s.sysfs_root, p.cpus, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: %s\n", err);
+            goto out;
+        }
+        const struct plan_var *fv = NULL;
+        for (size_t v = 0; v < p.nvars; v++)
+            if (!strcmp(p.vars[v].name, "freq"))
+                fv = &p.vars[v];
+        for (size_t k = 0; k < fv->nvalues; k++)
+            if (cpufreq_check(&cf, plan_parse_frequency(fv->values[k]), err, sizeof err) < 0) {
+                fprintf(stderr, "tb-series: %s:%d: freq %s: %s\n", p.path, fv->line,
+                        fv->values[k], err);
+                rc = SERIES_EXIT_USAGE;
+                goto out;
+            }
+    }
+    if (p.has_cooldown && !(isnan(p.cool_temp) && isnan(p.cool_rate))) {
+        if (cool_sensor_path(&p, s.sysfs_root, sensor, sizeof sensor, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: %s\n", err);
+            goto out;
+        }
+        if (isnan(read_celsius(sensor))) {
+            fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n", sensor);
+            goto out;
+        }
+    }
+    int opened = journal_open(&j, dir, p.hash, p.nruns, s.restart, err, sizeof err);
+    if (opened < 0) {
+        fprintf(stderr, "tb-series: %s\n", err);
+        rc = opened == -2 ? SERIES_EXIT_USAGE : SERIES_EXIT_SYSTEM;
+        goto out;
+    }
+    if (!s.restart && check_strangers(&p, &j, dir) < 0)
+        goto out;
+    if (has_freq) {
+        /* settings saved by a series that was killed before it gave them
+         * back are the machine's own, not what it left */
+        for (size_t k = 0; k < j.nsaved; k++)
+            cpufreq_saved_parse(&cf, j.saved[k]);
+        if (j.nsaved == 0)
+            for (size_t k = 0; k < cf.n; k++) {
+                char line[256];
+                cpufreq_saved_text(&cf, k, line, sizeof line);
+                if (journal_write(&j, "saved %s", line) < 0) {
+                    fprintf(stderr, "tb-series: %s: %s\n", j.path, strerror(errno));
+                    goto out;
+                }
+            }
+    }
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    struct tally t = {0};
+    rc = run_series(&p, &s, dir, &j, &cf, recorder, sensor, &t);
+    if (has_freq) {
+        if (cpufreq_restore(&cf, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: cpufreq not given back: %s\n", err);
+            rc = SERIES_EXIT_SYSTEM;
+        } else if (journal_write(&j, "restored") < 0) {
+            fprintf(stderr, "tb-series: %s: %s\n", j.path, strerror(errno));
+            rc = SERIES_EXIT_SYSTEM;
+        }
+    }
+    fprintf(stderr, "tb-series: %zu runs: %zu done now, %zu done before", p.nruns, t.done, t.before);
+    if (t.failed)
+        fprintf(stderr, ", %zu failed (%s: exit status %d)", t.failed, t.first_failed, t.first_status);
+    if (t.done + t.before < p.nruns)
+        fprintf(stderr, ", %zu to do", p.nruns - t.done - t.before);
+    fprintf(stderr, "; in %s\n", dir);
+    if (stop_signal)
+        fprintf(stderr, "tb-series: stopped by signal %d; run it again to go on\n", (int)stop_signal);
+out:
+    journal_close(&j);
+    cpufreq_close(&cf);
+    free(dir);
+    free(recorder);
+    plan_free(&p);
+    return rc;
+}
