@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "window_spec.h"
 
 static const char usage_text[] =
     "Usage: tb-record [OPTION]... [--] [BENCHMARK [ARG]...]\n"
@@ -73,6 +74,10 @@ static const char usage_text[] =
     "                            while waiting, off during the benchmark\n"
     "  -F, --fan-on[=SPEED]      keep the fan at SPEED during the benchmark\n"
     "                            (default 1)\n"
+    "      --window=ON/FRAME     run the benchmark only in the first ON of every\n"
+    "                            FRAME (30ms/100ms), stopped outside it: a\n"
+    "                            partitioned scheduler's window; the window\n"
+    "                            column marks each edge\n"
     "  -r, --randomize           sample at a random point within each period\n"
     "      --sched-deadline[=BUDGET]\n"
     "                            sample under SCHED_DEADLINE with BUDGET % of\n"
@@ -369,7 +374,7 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
 {
     enum {
         OPT_SYSFS_ROOT = 256, OPT_PROCFS_ROOT, OPT_SCHED_DEADLINE, OPT_UNBUFFERED,
-        OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META, OPT_COOLDOWN,
+        OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META, OPT_COOLDOWN, OPT_WINDOW,
     };
     static const struct option options[] = {
         {"time", required_argument, NULL, 't'},
@@ -391,6 +396,7 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         {"fan-on", optional_argument, NULL, 'F'},
         {"randomize", no_argument, NULL, 'r'},
         {"sched-deadline", optional_argument, NULL, OPT_SCHED_DEADLINE},
+        {"window", required_argument, NULL, OPT_WINDOW},
         {"unbuffered", no_argument, NULL, OPT_UNBUFFERED},
         {"fsync", no_argument, NULL, OPT_FSYNC},
         {"all-sensors", no_argument, NULL, 'A'},
@@ -498,6 +504,11 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         case OPT_LIST_SENSORS: s->list_sensors = 1; break;
         case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;
         case OPT_PROCFS_ROOT: s->procfs_root = optarg; break;
+        case OPT_WINDOW:
+            if (window_spec_parse(optarg, &s->window_on_ms, &s->window_frame_ms) < 0)
+                return usage_error("--window wants ON/FRAME, as 30ms/100ms (ms, us or s; ON shorter "
+                                   "than FRAME, FRAME at least 1 ms), not ", optarg);
+            break;
         case OPT_META: {
             const char *eq = strchr(optarg, '=');
             size_t klen = eq ? (size_t)(eq - optarg) : 0;
@@ -531,6 +542,8 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         return usage_error("--column and --stdout need a benchmark to read lines from", NULL);
     if (!s->bench_argv && s->cooldown_s > 0)
         return usage_error("--cooldown needs a benchmark whose end it follows", NULL);
+    if (!s->bench_argv && s->window_frame_ms > 0)
+        return usage_error("--window needs a benchmark to run in it", NULL);
     if (s->fan_on >= 0 && !s->fan_cmd)
         return usage_error("--fan-on needs --fan-cmd", NULL);
     if (!isnan(s->wait_temp) && s->no_sensors)

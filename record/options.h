@@ -40,6 +40,8 @@ struct exec_spec {
 struct record_settings {
     double time_limit_s;       /* 0: until the benchmark ends */
     double cooldown_s;         /* recorded after the benchmark's end; 0: none */
+    double window_on_ms;       /* --window ON/FRAME: the benchmark runs ON ms */
+    double window_frame_ms;    /* of every FRAME ms; 0: always */
     double period_ms;
     const char *output_dir;
     const char *output;        /* file, "-" for stdout; NULL: DIR/NAME.csv */

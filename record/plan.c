@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include "plan.h"
+#include "window_spec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -19,7 +20,7 @@
  * of one of these names would make two lines with one key. */
 static const char *const reserved[] = {
     "host", "kernel", "machine", "period_ms", "repeat", "series", "series_run",
-    "cooldown_waited_s", "cooldown_start_C", "window", NULL,
+    "cooldown_waited_s", "cooldown_start_C", NULL,
 };
 
 static int fail(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
@@ -233,10 +234,6 @@ static struct plan_var *add_var(struct parser *ps, const char *name, int pinned)
         perr(ps, "'%s' is not a variable name (letters, digits and _, not first a digit)", name);
         return NULL;
     }
-    if (!strcmp(name, "window")) {
-        perr(ps, "window: scheduling windows (tb-record --window) are not built yet");
-        return NULL;
-    }
     for (const char *const *r = reserved; *r; r++)
         if (!strcmp(name, *r)) {
             perr(ps, "'%s' is a metadata key of tb-record or tb-series; name the variable otherwise", name);
@@ -282,8 +279,11 @@ static int add_value(struct plan_var *v, const char *value, size_t *index)
 /* Check a value of a variable that tb-series itself acts on. */
 static int check_value(struct parser *ps, const struct plan_var *v, const char *value)
 {
+    double on, frame;
     if (!strcmp(v->name, "freq") && !plan_parse_frequency(value))
         return perr(ps, "freq: '%s' is not a frequency (600MHz, 1.2GHz, or kHz as 600000)", value);
+    if (!strcmp(v->name, "window") && window_spec_parse(value, &on, &frame) < 0)
+        return perr(ps, "window: '%s' is not ON/FRAME (30ms/100ms), ON shorter than FRAME", value);
     if (strchr(value, '\n') || !*value)
         return perr(ps, "%s: an empty value", v->name);
     return 0;

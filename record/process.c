@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,11 +186,22 @@ int process_read(struct process *p, void (*line)(void *ctx, char *s), void *ctx)
     }
 }
 
+/* waitpid() that also keeps the child's CPU time. */
+static pid_t wait_child(struct process *p, int options)
+{
+    struct rusage ru;
+    pid_t got = wait4(p->pid, &p->status, options, &ru);
+    if (got == p->pid)
+        p->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    return got;
+}
+
 int process_reap(struct process *p)
 {
     if (p->pid <= 0)
         return 1;
-    if (waitpid(p->pid, &p->status, WNOHANG) == p->pid) {
+    if (wait_child(p, WNOHANG) == p->pid) {
         p->pid = 0;
         return 1;
     }
@@ -206,12 +218,13 @@ void process_stop(struct process *p, int grace_ms)
     }
     if (p->pid > 0) {
         kill(-group, SIGTERM);
+        kill(-group, SIGCONT);   /* a group stopped outside its window takes the TERM */
         for (int waited = 0; waited < grace_ms && !process_reap(p); waited += 10)
             nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     }
     kill(-group, SIGKILL);   /* what is left, children included */
     if (p->pid > 0)
-        waitpid(p->pid, &p->status, 0);
+        wait_child(p, 0);
     p->pid = 0;
     p->pgid = 0;
     if (p->out_fd >= 0) {

@@ -17,6 +17,7 @@ struct process {
     int guard_fd;       /* our end of its pipe, or -1 */
     int out_fd;         /* its standard output; -1 after end of file */
     int status;         /* wait status once reaped */
+    double cpu_s;       /* its CPU time (user + system) once reaped */
     char buf[4096];     /* a line not yet complete */
     size_t len;
 };

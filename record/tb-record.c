@@ -68,7 +68,7 @@ struct recorder {
     const char **headers;   /* every column after time */
     char **owned_headers;   /* the ones built here */
     size_t ncols;
-    size_t col_cpu, col_bench, col_stdout, col_exec, col_running;
+    size_t col_cpu, col_bench, col_stdout, col_exec, col_running, col_window;
 
     char (*text)[VALUE_MAX];    /* a value buffer per column */
     const char **cells;         /* the row being written */
@@ -87,6 +87,9 @@ struct recorder {
     uint64_t rng;
     long long samples, missed, rows;
     int progress;
+    int64_t win_next;           /* --window: the next edge; 0: no window */
+    int win_open;
+    long long win_edges, win_missed;
 };
 
 static int64_t now_ns(void)
@@ -107,13 +110,19 @@ static void write_cells(struct recorder *r, int64_t t)
     r->rows++;
 }
 
+/* A row at time T with only column COL filled. */
+static void write_event_at(struct recorder *r, size_t col, const char *value, int64_t t)
+{
+    memset(r->cells, 0, r->ncols * sizeof *r->cells);
+    r->cells[col] = value;
+    write_cells(r, t);
+}
+
 /* A row with only column COL filled: a value the benchmark or a helper
  * printed. */
 static void write_event(struct recorder *r, size_t col, const char *value)
 {
-    memset(r->cells, 0, r->ncols * sizeof *r->cells);
-    r->cells[col] = value;
-    write_cells(r, now_ns());
+    write_event_at(r, col, value, now_ns());
 }
 
 static void report_sensor(struct sensor *sn, int rc)
@@ -263,6 +272,7 @@ static void install_signals(sigset_t *unblocked)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = on_child;
+    sa.sa_flags = SA_NOCLDSTOP;   /* a benchmark stopped outside its window is no news */
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);   /* a closed output becomes a write error */
     signal(SIGXFSZ, SIG_IGN);   /* so does a file size limit (EFBIG) */
@@ -370,6 +380,40 @@ static void wait_for_output(struct recorder *r, int64_t wake, const sigset_t *un
     }
 }
 
+/* Edges of --window up to time T since the first frame's start: the
+ * opening of frames 1..k and the closing of frames 0..k (when past). */
+static int64_t window_edges_upto(const struct recorder *r, int64_t t)
+{
+    int64_t frame = (int64_t)(r->s->window_frame_ms * 1e6), on = (int64_t)(r->s->window_on_ms * 1e6);
+    int64_t k = t / frame;
+    return 2 * k + (t - k * frame >= on);
+}
+
+/* --window: at NOW (an edge is due), open or close the window as the
+ * frame's phase says: the benchmark's group continued or stopped, and a
+ * row with the window column at the time it was.  Edges a busy machine
+ * let pass unseen are counted as missed, and the state caught up. */
+static void window_edge(struct recorder *r, int64_t now)
+{
+    int64_t frame = (int64_t)(r->s->window_frame_ms * 1e6), on = (int64_t)(r->s->window_on_ms * 1e6);
+    int64_t t = now - r->t0_ns, k = t / frame;
+    int open = t - k * frame < on;
+    long long due = window_edges_upto(r, t) - window_edges_upto(r, r->win_next - r->t0_ns - 1);
+    if (r->bench.pid <= 0) {   /* it ended: nothing to stop or continue */
+        r->win_next = 0;
+        return;
+    }
+    if (open != r->win_open) {
+        kill(-r->bench.pgid, open ? SIGCONT : SIGSTOP);
+        r->win_open = open;
+        r->win_edges++;
+        write_event_at(r, r->col_window, open ? "1" : "0", now);   /* when it was decided */
+        due--;
+    }
+    r->win_missed += due > 0 ? due : 0;
+    r->win_next = r->t0_ns + (open ? k * frame + on : (k + 1) * frame);
+}
+
 /* --cooldown: the benchmark ends here (stopped if it still runs), and the
  * row that says so is written at the moment it did. */
 static void start_cooldown(struct recorder *r)
@@ -399,6 +443,10 @@ static void record(struct recorder *r, const sigset_t *unblocked)
         next = r->t0_ns;   /* the first sample at the start, as without */
     while (!r->write_failed && !stop_signal) {
         int64_t now = now_ns();
+        if (r->win_next && !r->cooling && now >= r->win_next && now < limit) {
+            window_edge(r, now);
+            continue;
+        }
         if (now >= next && next <= limit) {
             sample(r);
             int64_t due = (now - r->t0_ns) / period;
@@ -425,7 +473,10 @@ static void record(struct recorder *r, const sigset_t *unblocked)
         }
         if (now >= limit || reaped)
             break;
-        wait_for_output(r, next < limit ? next : limit, unblocked);
+        int64_t wake = next < limit ? next : limit;
+        if (r->win_next && !r->cooling && r->win_next < wake)
+            wake = r->win_next;
+        wait_for_output(r, wake, unblocked);
     }
     show_progress(r, now_ns(), 1);
 }
@@ -599,6 +650,10 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
     r->col_running = r->ncols;
     if (s->cooldown_s > 0 && add_header(r, NULL, "benchmark_running") < 0)
         goto oom;
+    /* the edges of the benchmark's window */
+    r->col_window = r->ncols;
+    if (s->window_frame_ms > 0 && add_header(r, NULL, "window") < 0)
+        goto oom;
     /* every helper polled, however many a sensors file starts */
     r->pfd = calloc(2 + r->nhelpers, sizeof *r->pfd);
     r->pfd_owner = calloc(2 + r->nhelpers, sizeof *r->pfd_owner);
@@ -659,6 +714,19 @@ static long peak_rss_kib(void)
     return kib;
 }
 
+/* "# window: 30ms/100ms", the schedule the window column's edges follow. */
+static int add_window_meta(struct record_settings *s)
+{
+    char **more = realloc(s->metas, (s->nmetas + 1) * sizeof *more);
+    if (!more)
+        return -1;
+    s->metas = more;
+    if (asprintf(&more[s->nmetas], "window=%gms/%gms", s->window_on_ms, s->window_frame_ms) < 0)
+        return -1;
+    s->nmetas++;
+    return 0;
+}
+
 static void verbose_summary(const struct recorder *r, double seconds)
 {
     struct rusage ru;
@@ -669,6 +737,12 @@ static void verbose_summary(const struct recorder *r, double seconds)
             "%.3f ms CPU in all, %.1f µs per sample; peak RSS %ld KiB\n", r->samples, r->rows,
             seconds, r->missed, cpu * 1e3, r->samples ? cpu / (double)r->samples * 1e6 : 0.0,
             peak_rss_kib());
+    if (r->have_bench)
+        fprintf(stderr, "tb-record: the benchmark used %.3f s of CPU time (%.1f %% of one CPU)\n",
+                r->bench.cpu_s, seconds > 0 ? r->bench.cpu_s / seconds * 100 : 0.0);
+    if (r->s->window_frame_ms > 0)
+        fprintf(stderr, "tb-record: window %gms/%gms: %lld edges, %lld missed\n", r->s->window_on_ms,
+                r->s->window_frame_ms, r->win_edges, r->win_missed);
 }
 
 int main(int argc, char **argv)
@@ -735,6 +809,10 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
+    if (!s.no_meta && s.window_frame_ms > 0 && add_window_meta(&s) < 0) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
+    }
     if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
         goto fail;
     r.echo = r.out.is_stdout ? stderr : stdout;
@@ -768,6 +846,11 @@ int main(int argc, char **argv)
     r.t0_ns = now_ns();
     if (s.cooldown_s > 0)
         write_event(&r, r.col_running, "1");
+    if (s.window_frame_ms > 0 && r.have_bench) {
+        r.win_open = 1;   /* the first frame opens as the benchmark starts */
+        write_event(&r, r.col_window, "1");
+        r.win_next = r.t0_ns + (int64_t)(s.window_on_ms * 1e6);
+    }
     record(&r, &unblocked);
 
     status = RECORD_EXIT_OK;

@@ -202,6 +202,7 @@ static int cool_sensor_path(const struct plan *p, const char *root, char *path, 
             return 0;
         }
     }
+    path[0] = '\0';
     snprintf(err, errlen, name ? "cooldown-sensor: no thermal zone of type '%s' in %s/class/thermal"
                                : "no thermal zone in %s/class/thermal for the cool-down%s",
              name ? name : (root ? root : "/sys"), name ? (root ? root : "/sys") : "");
@@ -256,8 +257,8 @@ static int cool_down(const struct plan *p, const char *sensor, const struct sett
     }
     fan_set(p, 1);
     while (!stop_signal) {
-        double t = now_s() - t0, y = read_celsius(sensor);
-        if (isnan(y)) {
+        double t = now_s() - t0, y = sensor[0] ? read_celsius(sensor) : NAN;
+        if (isnan(y) && sensor[0]) {
             fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n", sensor);
             goto out;
         }
@@ -392,14 +393,20 @@ static char **recorder_argv(const struct plan *p, size_t i, const struct setting
         pushf(&b, "--fan-cmd=%s", p->fan_cmd);
     for (size_t k = 0; k < p->nrecord; k++)
         push(&b, plan_substitute(p, r, p->record[k]));
-    for (size_t v = 0; v < p->nvars; v++)
-        pushf(&b, "--meta=%s=%s", p->vars[v].name, p->vars[v].values[r->value[v]]);
+    for (size_t v = 0; v < p->nvars; v++) {
+        const char *name = p->vars[v].name, *value = p->vars[v].values[r->value[v]];
+        if (!strcmp(name, "window"))   /* tb-record writes its own # window: line */
+            pushf(&b, "--window=%s", value);
+        else
+            pushf(&b, "--meta=%s=%s", name, value);
+    }
     pushf(&b, "--meta=repeat=%d", r->repeat);
     pushf(&b, "--meta=series=%s", base ? basename(base) : "plan");
     pushf(&b, "--meta=series_run=%zu/%zu", i + 1, p->nruns);
     if (p->has_cooldown) {
         pushf(&b, "--meta=cooldown_waited_s=%.1f", waited);
-        pushf(&b, "--meta=cooldown_start_C=%.1f", start);
+        if (isfinite(start))
+            pushf(&b, "--meta=cooldown_start_C=%.1f", start);
     }
     pushf(&b, "--output=%s", part);
     push(&b, strdup("--"));
@@ -591,9 +598,11 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
         double waited = 0, start_temp = NAN;
         if (p->has_cooldown && cool_down(p, sensor, s, &waited, &start_temp) < 0)
             return stop_signal ? 128 + stop_signal : SERIES_EXIT_SYSTEM;
-        if (p->has_cooldown)
+        if (p->has_cooldown && isfinite(start_temp))
             fprintf(stderr, "tb-series: cooled %s to %.1f °C\n", say_duration(waited, a, sizeof a),
                     start_temp);
+        else if (p->has_cooldown)
+            fprintf(stderr, "tb-series: paused %s\n", say_duration(waited, a, sizeof a));
 
         char part[4096], final[4096];
         snprintf(part, sizeof part, "%s/%s.csv.part", dir, r->name);
@@ -696,14 +705,20 @@ int main(int argc, char **argv)
                 goto out;
             }
     }
-    if (p.has_cooldown && !(isnan(p.cool_temp) && isnan(p.cool_rate))) {
-        if (cool_sensor_path(&p, s.sysfs_root, sensor, sizeof sensor, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-series: %s\n", err);
-            goto out;
-        }
-        if (isnan(read_celsius(sensor))) {
-            fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n", sensor);
-            goto out;
+    if (p.has_cooldown) {
+        /* a pause needs no sensor, but says the temperature it ends at when there is one */
+        int pause = isnan(p.cool_temp) && isnan(p.cool_rate);
+        if (cool_sensor_path(&p, s.sysfs_root, sensor, sizeof sensor, err, sizeof err) < 0 ||
+            isnan(read_celsius(sensor))) {
+            if (!pause) {
+                if (sensor[0])
+                    fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n",
+                            sensor);
+                else
+                    fprintf(stderr, "tb-series: %s\n", err);
+                goto out;
+            }
+            sensor[0] = '\0';
         }
     }
     int opened = journal_open(&j, dir, p.hash, p.nruns, s.restart, err, sizeof err);
