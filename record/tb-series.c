@@ -576,6 +576,9 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
         }
         describe_run(p, i, what, sizeof what);
         fprintf(stderr, "tb-series: run %zu of %zu (%s): %s", i + 1, p->nruns, r->name, what);
+        double now_temp = sensor[0] ? read_celsius(sensor) : NAN;
+        if (isfinite(now_temp))
+            fprintf(stderr, "; %.1f °C", now_temp);
         if (started > 0) {
             double per = (now_s() - series_t0) / (double)started;
             fprintf(stderr, "; about %s left", say_duration(per * (double)(todo - started), a, sizeof a));
@@ -705,9 +708,10 @@ int main(int argc, char **argv)
                 goto out;
             }
     }
-    if (p.has_cooldown) {
-        /* a pause needs no sensor, but says the temperature it ends at when there is one */
-        int pause = isnan(p.cool_temp) && isnan(p.cool_rate);
+    {
+        /* a cool-down to a temperature or rate needs its sensor; otherwise
+         * it only says the temperature each run starts at, where there is one */
+        int pause = !p.has_cooldown || (isnan(p.cool_temp) && isnan(p.cool_rate));
         if (cool_sensor_path(&p, s.sysfs_root, sensor, sizeof sensor, err, sizeof err) < 0 ||
             isnan(read_celsius(sensor))) {
             if (!pause) {
