@@ -221,8 +221,15 @@ static void header_finish(struct reader *r)
         return;
     struct run_column *time = &run->cols[0];
     if (strcmp(time->name, "time") != 0) {
-        fail(r, line, "column 1 is \"%s\": a run's first column is time/ms",
-             time->header);
+        /* tb-fit's own tables begin file,column: say which one this is */
+        int table = strcmp(time->name, "file") == 0 && run->ncols > 2 &&
+                    strcmp(run->cols[1].name, "column") == 0;
+        int prefixes = table && strcmp(run->cols[2].name, "length_s") == 0;
+        fail(r, line, "column 1 is \"%s\": a run's first column is time/ms%s", time->header,
+             prefixes ? " (this is tb-fit --run-length's table of prefixes, not fits of runs: "
+                        "give tb-fit -f csv's results without --run-length)"
+             : table ? " (a table of tb-fit's that is not its results: the header lacks "
+                       "T_inf, T_inf_lo or T_inf_hi, or has a field they do not)" : "");
         return;
     }
     double scale;

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -232,21 +231,4 @@ void process_stop(struct process *p, int grace_ms)
         p->out_fd = -1;
     }
     stop_guardian(p);
-}
-
-int process_run(const char *cmd, void (*line)(void *ctx, char *s), void *ctx)
-{
-    struct process p;
-    char err[256];
-
-    if (process_start_shell(&p, cmd, err, sizeof err) < 0)
-        return -1;
-    while (process_read(&p, line, ctx) == 0) {
-        struct pollfd pfd = {.fd = p.out_fd, .events = POLLIN};
-        poll(&pfd, 1, 1000);
-    }
-    waitpid(p.pid, &p.status, 0);
-    kill(-p.pgid, SIGKILL);   /* anything it left running */
-    stop_guardian(&p);
-    return p.status;
 }

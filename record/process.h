@@ -42,8 +42,4 @@ int process_reap(struct process *p);
  * releases its guardian. */
 void process_stop(struct process *p, int grace_ms);
 
-/* Run "/bin/sh -c CMD" to its end, feeding its output lines to LINE;
- * returns its wait status, or -1 when it could not be started. */
-int process_run(const char *cmd, void (*line)(void *ctx, char *s), void *ctx);
-
 #endif

@@ -41,9 +41,13 @@
 
 #define VALUE_MAX 64
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, stop_count;
 
-static void on_stop_signal(int sig) { stop_signal = sig; }
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    stop_count++;
+}
 static void on_child(int sig) { (void)sig; }
 
 /* A helper run with --exec, and where its lines go. */
@@ -517,13 +521,37 @@ static int benchmark_exit_status(const struct process *b, const char *name)
     return RECORD_EXIT_OK;
 }
 
-static void fan_set(const struct record_settings *s, double speed)
+#define FAN_TIMEOUT_NS 10000000000LL
+
+/* Run "FAN_CMD SPEED" to its end, at most 10 s: a fan command that hangs
+ * is stopped, and the signals that stop tb-record are heard meanwhile. */
+static void fan_set(const struct record_settings *s, double speed, const sigset_t *unblocked)
 {
-    char *cmd = NULL;
+    char *cmd = NULL, err[256];
+    struct process p;
     if (!s->fan_cmd || asprintf(&cmd, "%s %g", s->fan_cmd, speed) < 0)
         return;
-    int status = process_run(cmd, NULL, NULL);
-    if (status != 0)
+    if (process_start_shell(&p, cmd, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-record: warning: fan command '%s': %s\n", cmd, err);
+        free(cmd);
+        return;
+    }
+    /* a signal that came before (the fan is set off as tb-record stops) does
+     * not cut it short; one that comes while it runs does */
+    int64_t give_up = now_ns() + FAN_TIMEOUT_NS;
+    sig_atomic_t signals_before = stop_count;
+    int ended = 0;
+    while (!(ended = process_reap(&p)) && stop_count == signals_before && now_ns() < give_up) {
+        struct pollfd pfd = {.fd = p.out_fd, .events = POLLIN};
+        struct timespec t = {0, 20000000};
+        ppoll(&pfd, p.out_fd >= 0, &t, unblocked);
+        process_read(&p, NULL, NULL);   /* its output is not ours to keep */
+    }
+    if (!ended)
+        fprintf(stderr, "tb-record: warning: fan command '%s' %s: stopped\n", cmd,
+                stop_count != signals_before ? "still ran at the signal" : "did not end in 10 s");
+    process_stop(&p, 500);
+    if (ended && p.status != 0)
         fprintf(stderr, "tb-record: warning: fan command '%s' failed\n", cmd);
     free(cmd);
 }
@@ -535,7 +563,7 @@ static int wait_until_cool(struct recorder *r, const sigset_t *unblocked)
     int64_t start = now_ns(), timeout = (int64_t)(s->wait_timeout_s * 1e9);
     double temp = NAN;
 
-    fan_set(s, 1);
+    fan_set(s, 1, unblocked);
     while (!stop_signal) {
         temp = sensor_celsius(&r->sensors[0], now_ns());
         if (r->progress || s->verbose)
@@ -829,8 +857,8 @@ int main(int argc, char **argv)
         }
     }
     if (s.fan_cmd)
-        fan_set(&s, s.fan_on >= 0 ? s.fan_on : 0);
-    if (s.bench_argv) {
+        fan_set(&s, s.fan_on >= 0 ? s.fan_on : 0, &unblocked);
+    if (s.bench_argv && !stop_signal) {   /* no benchmark started after a signal */
         if (process_start(&r.bench, s.bench_argv, err, sizeof err) < 0) {
             fprintf(stderr, "tb-record: %s\n", err);
             status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
@@ -864,7 +892,7 @@ int main(int argc, char **argv)
     stop_helpers(&r, &unblocked);
     write_pending(&r);
     if (s.fan_cmd && s.fan_on > 0)
-        fan_set(&s, 0);
+        fan_set(&s, 0, &unblocked);
     if (s.verbose)
         verbose_summary(&r, (double)(now_ns() - r.t0_ns) / 1e9);
     else if (r.missed > 0)
