@@ -12,11 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "exit_status.h"
 #include "figure.h"
 
 static const char *output_path;
+static char *temp_path;   /* where PLplot draws it, renamed to output_path when whole */
+static int drawn;         /* figure_end() was reached */
 static int vector_text;   /* the SVG driver: text stays text */
 
 /* What the data cover in the current viewport, on a coarse grid, so that
@@ -82,19 +86,80 @@ int figure_check_output(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: unknown extension: the figure can be .png, .svg or .pdf", path);
         return -1;
     }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    /* A file of its own beside the figure (so that the rename stays on one
+     * file system); the figure itself, or a link's target, is not touched
+     * until the new one is whole. */
+    free(temp_path);
+    if (asprintf(&temp_path, "%s.XXXXXX", path) < 0) {
+        temp_path = NULL;
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    fclose(f);
+    int fd = mkstemp(temp_path);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        free(temp_path);
+        temp_path = NULL;
+        return -1;
+    }
+    mode_t mask = umask(0);   /* the figure's mode as a new file's, not mkstemp's 0600 */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    close(fd);
+    output_path = path;
     return 0;
+}
+
+/* Whether the file at PATH ends as a whole figure of its format does: a
+ * figure cut by a full disk does not. */
+static int figure_whole(const char *path, const char *driver)
+{
+    unsigned char tail[64];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = 0;
+    if (fseek(f, -(long)sizeof tail, SEEK_END) == 0 || fseek(f, 0, SEEK_SET) == 0)
+        n = fread(tail, 1, sizeof tail, f);
+    fclose(f);
+    if (!strcmp(driver, "pngcairo"))
+        return n >= 12 && memcmp(tail + n - 8, "IEND\xae\x42\x60\x82", 8) == 0;
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+        n--;
+    if (!strcmp(driver, "pdfcairo"))
+        return n >= 5 && memcmp(tail + n - 5, "%%EOF", 5) == 0;
+    return n >= 6 && memcmp(tail + n - 6, "</svg>", 6) == 0;
+}
+
+int figure_finish(int status)
+{
+    if (!temp_path)
+        return status;
+    int keep = drawn && (status == TB_EXIT_OK || status == TB_EXIT_FIT);
+    if (keep && !figure_whole(temp_path, driver_for(output_path))) {
+        fprintf(stderr, "tb-plot: %s: write error: the figure came out cut (a full disk?); "
+                "the file there before is kept\n", output_path);
+        keep = 0;
+        status = TB_EXIT_OUTPUT;
+    }
+    if (keep && rename(temp_path, output_path) < 0) {
+        fprintf(stderr, "tb-plot: %s: cannot write: %s\n", output_path, strerror(errno));
+        keep = 0;
+        status = TB_EXIT_OUTPUT;
+    }
+    if (!keep)
+        unlink(temp_path);   /* no half-made figure left, the old one as it was */
+    free(temp_path);
+    temp_path = NULL;
+    return status;
 }
 
 /* PLplot's own errors end the program: say so in one line, as ours do. */
 static int on_plplot_exit(const char *msg)
 {
     fprintf(stderr, "tb-plot: %s: PLplot: %s\n", output_path, msg);
+    if (temp_path)
+        unlink(temp_path);
     exit(TB_EXIT_INPUT);
 }
 
@@ -111,7 +176,7 @@ void figure_begin(const struct figure *fig, int subpages)
     vector_text = strcmp(driver_for(fig->path), "svg") == 0;
     plsexit(on_plplot_exit);
     plsdev(driver_for(fig->path));
-    plsfnam(fig->path);
+    plsfnam(temp_path ? temp_path : fig->path);
     snprintf(geometry, sizeof geometry, "%dx%d", fig->width, fig->height);
     plsetopt("geometry", geometry);
     plscmap0(r, g, b, C_COUNT);
@@ -124,6 +189,7 @@ void figure_begin(const struct figure *fig, int subpages)
 void figure_end(void)
 {
     plend();
+    drawn = 1;
 }
 
 double time_scale(double span_s, const char **label)

@@ -22,9 +22,16 @@ struct figure {
     const char *title;      /* NULL: the figure's own */
 };
 
-/* Check that PATH can be written and its extension (.png, .svg, .pdf)
- * names a driver; 0, or -1 with a message in ERR. */
+/* Check that PATH's extension (.png, .svg, .pdf) names a driver and that
+ * a file can be made beside it (the figure is drawn there, then renamed
+ * over PATH by figure_finish()); 0, or -1 with a message in ERR. */
 int figure_check_output(const char *path, char *err, size_t errlen);
+
+/* At the end, with the figure's exit STATUS: a figure drawn whole (and
+ * STATUS 0 or 1) takes its place, atomically, over any file or link there;
+ * otherwise the file there is left as it was.  Returns STATUS, or
+ * TB_EXIT_OUTPUT (said) when the figure could not be written whole. */
+int figure_finish(int status);
 
 /* Open the page: driver, size, white background, palette, fonts. */
 void figure_begin(const struct figure *fig, int subpages);

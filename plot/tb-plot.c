@@ -314,8 +314,7 @@ int main(int argc, char **argv)
         status = plot_sweep(&s, argv + first, nargs);
     else
         status = plot_compare(&s, argv + first, nargs);
-    if (status == TB_EXIT_INPUT)
-        remove(s.fig.path);   /* no half-made figure left behind */
+    status = figure_finish(status);
     free(s.columns);
     tb_model_settings_free(&s.m);
     return status;
