@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "exit_status.h"
+#include "output_file.h"
 #include "paths.h"
 #include "report.h"
 #include "tbfit.h"
@@ -521,47 +522,52 @@ done:
 
 /* --- the side files ---------------------------------------------------------- */
 
-static int close_sides(const struct settings *s, FILE **side);
-
 static const char *side_path(const struct settings *s, int k)
 {
     return k == SIDE_ZTH ? s->zth : k == SIDE_NETWORK ? s->network : s->spectrum;
 }
 
-/* Open the side files asked for, each with its header; 0, or -1 said
- * (and none left open). */
-static int open_sides(const struct settings *s, FILE **side)
+/* Drop the side files: those there before are left as they were. */
+static void abort_sides(struct tb_output_file *side)
 {
+    for (int k = 0; k < NSIDES; k++)
+        tb_output_abort(&side[k]);
+}
+
+/* Start the side files asked for, each with its header, each written
+ * whole or not at all (output_file.h); 0, or -1 said (none left). */
+static int open_sides(const struct settings *s, struct tb_output_file *side)
+{
+    char err[TB_ERRMAX];
     for (int k = 0; k < NSIDES; k++) {
         const char *path = side_path(s, k);
         if (!path)
             continue;
-        if (!(side[k] = fopen(path, "w"))) {
-            fprintf(stderr, "tb-fit: %s %s: cannot open: %s\n", side_option[k], path, strerror(errno));
-            close_sides(s, side);
+        if (tb_output_open(&side[k], path, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-fit: %s %s\n", side_option[k], err);
+            abort_sides(side);
             return -1;
         }
         if (k == SIDE_ZTH)
-            fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", side[k]);
+            fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", side[k].f);
         else if (k == SIDE_NETWORK)
-            tb_network_write_header(side[k]);
+            tb_network_write_header(side[k].f);
         else
-            fputs("file,column,kind,x,y\n", side[k]);
+            fputs("file,column,kind,x,y\n", side[k].f);
     }
     return 0;
 }
 
-/* Close them; 0, or -1 said when one could not be written. */
-static int close_sides(const struct settings *s, FILE **side)
+/* Put them in place; 0, or -1 said when one could not be written. */
+static int commit_sides(struct tb_output_file *side)
 {
+    char err[TB_ERRMAX];
     int rc = 0;
     for (int k = 0; k < NSIDES; k++) {
-        if (side[k] && (ferror(side[k]) | fclose(side[k])) != 0) {
-            fprintf(stderr, "tb-fit: %s %s: write error: %s\n", side_option[k], side_path(s, k),
-                    strerror(errno));
+        if (side[k].f && tb_output_commit(&side[k], err, sizeof err) < 0) {
+            fprintf(stderr, "tb-fit: %s %s\n", side_option[k], err);
             rc = -1;
         }
-        side[k] = NULL;
     }
     return rc;
 }
@@ -608,7 +614,7 @@ int main(int argc, char **argv)
         return TB_EXIT_INPUT;
     }
 
-    FILE *side[NSIDES] = {NULL};
+    struct tb_output_file side[NSIDES] = {{0}};
     if (open_sides(&s, side) < 0) {
         tb_paths_free(&paths);
         free(s.columns);
@@ -620,7 +626,7 @@ int main(int argc, char **argv)
     struct job *jobs = calloc(njobs, sizeof *jobs);
     if (!jobs) {
         fputs("tb-fit: out of memory\n", stderr);
-        close_sides(&s, side);
+        abort_sides(side);
         return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < njobs; i++) {
@@ -633,7 +639,7 @@ int main(int argc, char **argv)
     struct tb_work_pool pool;
     if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
         fputs("tb-fit: out of memory\n", stderr);
-        close_sides(&s, side);
+        abort_sides(side);
         free(jobs);
         tb_paths_free(&paths);
         free(s.columns);
@@ -670,8 +676,8 @@ int main(int argc, char **argv)
             fputs(jobs[i].msg, stderr);
         status = worst_status(status, jobs[i].status);
         for (int k = 0; k < NSIDES; k++) {
-            if (side[k] && jobs[i].sidelen[k] > 0)
-                fwrite(jobs[i].side[k], 1, jobs[i].sidelen[k], side[k]);
+            if (side[k].f && jobs[i].sidelen[k] > 0)
+                fwrite(jobs[i].side[k], 1, jobs[i].sidelen[k], side[k].f);
             free(jobs[i].side[k]);
         }
         free(jobs[i].out);
@@ -686,7 +692,7 @@ int main(int argc, char **argv)
     free(s.columns);
     free(s.work);
     tb_model_settings_free(&s.m);
-    if (close_sides(&s, side) < 0)
+    if (commit_sides(side) < 0)
         status = TB_EXIT_OUTPUT;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
