@@ -148,9 +148,15 @@ int process_start_shell(struct process *p, const char *cmd, char *err, size_t er
     return process_start(p, argv, err, errlen);
 }
 
+/* Reads a call makes at most: a benchmark that writes faster than its
+ * lines are taken (yes(1): 300 MB/s and more) must not keep tb-record from
+ * its sampling deadlines; what is left waits in the pipe, which slows the
+ * writer, not the sampling. */
+#define READS_A_CALL 16
+
 int process_read(struct process *p, void (*line)(void *ctx, char *s), void *ctx)
 {
-    for (;;) {
+    for (int reads = 0; reads < READS_A_CALL; reads++) {
         if (p->out_fd < 0)
             return 1;
         ssize_t n = read(p->out_fd, p->buf + p->len, sizeof p->buf - 1 - p->len);
@@ -183,6 +189,14 @@ int process_read(struct process *p, void (*line)(void *ctx, char *s), void *ctx)
             p->len = 0;
         }
     }
+    return 2;   /* more may be waiting: the next call takes it */
+}
+
+void process_drain(struct process *p, void (*line)(void *ctx, char *s), void *ctx)
+{
+    /* bounded: a writer that never stops is not waited for */
+    for (int calls = 0; calls < 1024 && process_read(p, line, ctx) == 2; calls++)
+        ;
 }
 
 /* waitpid() that also keeps the child's CPU time. */

@@ -30,9 +30,14 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
 /* As process_start() for "/bin/sh -c CMD". */
 int process_start_shell(struct process *p, const char *cmd, char *err, size_t errlen);
 
-/* Read what is available and call LINE (unless NULL) for each complete
- * line, without its newline.  Returns 0, or 1 at end of file. */
+/* Read what is available (64 KiB at most a call) and call LINE (unless
+ * NULL) for each complete line, without its newline.  Returns 0 when all
+ * was read, 2 when more may wait, 1 at end of file. */
 int process_read(struct process *p, void (*line)(void *ctx, char *s), void *ctx);
+
+/* As process_read() until all that waits is read (64 MiB at most), for
+ * the lines a process left as it ended. */
+void process_drain(struct process *p, void (*line)(void *ctx, char *s), void *ctx);
 
 /* Reap the process if it has exited; 1 when it has, 0 if it runs. */
 int process_reap(struct process *p);

@@ -424,7 +424,7 @@ static void start_cooldown(struct recorder *r)
 {
     r->cooling = 1;
     r->bench_ended = r->bench.pid == 0;
-    process_read(&r->bench, on_benchmark_line, r);
+    process_drain(&r->bench, on_benchmark_line, r);
     process_stop(&r->bench, 2000);
     write_event(r, r->col_running, "0");
 }
@@ -468,7 +468,7 @@ static void record(struct recorder *r, const sigset_t *unblocked)
         int reaped = !r->cooling && r->have_bench && process_reap(&r->bench);
         if (reaped)   /* what it wrote before it ended; a child of it may
                          hold the pipe open, so no waiting for its end */
-            process_read(&r->bench, on_benchmark_line, r);
+            process_drain(&r->bench, on_benchmark_line, r);
         if ((now >= limit || reaped) && s->cooldown_s > 0 && !r->cooling) {
             start_cooldown(r);
             limit = now + (int64_t)(s->cooldown_s * 1e9);
@@ -501,7 +501,7 @@ static void stop_helpers(struct recorder *r, const sigset_t *unblocked)
     }
     for (size_t h = 0; h < r->nhelpers; h++) {
         struct helper_ctx x = {r, &r->helpers[h]};
-        process_read(&r->helpers[h].proc, on_helper_line, &x);   /* what is there */
+        process_drain(&r->helpers[h].proc, on_helper_line, &x);   /* what is there */
         process_stop(&r->helpers[h].proc, 1000);
     }
 }
@@ -884,7 +884,7 @@ int main(int argc, char **argv)
     status = RECORD_EXIT_OK;
     if (r.have_bench) {
         int ended_by_itself = r.cooling ? r.bench_ended : r.bench.pid == 0;
-        process_read(&r.bench, on_benchmark_line, &r);   /* what is there */
+        process_drain(&r.bench, on_benchmark_line, &r);   /* what is there */
         process_stop(&r.bench, 2000);
         if (ended_by_itself)
             status = benchmark_exit_status(&r.bench, s.bench_argv[0]);
