@@ -301,9 +301,15 @@ int main(int argc, char **argv)
         status = TB_EXIT_INPUT;
     }
     struct compare_table t;
+    /* which inputs, for a message about all of them: one by name */
+    char inputs[512];
+    if (paths.n == 1)
+        snprintf(inputs, sizeof inputs, "%s", paths.v[0]);
+    else
+        snprintf(inputs, sizeof inputs, "the %zu inputs", paths.n);
     if (status == TB_EXIT_OK) {
         if (!rows || nrows == 0) {
-            fprintf(stderr, "tb-compare: nothing to compare: no run was fitted\n");
+            fprintf(stderr, "tb-compare: nothing to compare: no run was fitted in %s\n", inputs);
             status = TB_EXIT_INPUT;
         } else if (compare_table_build(&s, rows, nrows, &t, err, sizeof err) < 0) {
             fprintf(stderr, "tb-compare: %s\n", err);
@@ -311,8 +317,8 @@ int main(int argc, char **argv)
             compare_table_free(&t);
         } else {
             if (t.ngroups < 2) {
-                fprintf(stderr, "tb-compare: only one group (%s) by --group-by %s: nothing to "
-                        "compare it with\n", t.groups[0], s.group_by);
+                fprintf(stderr, "tb-compare: only one group (%s) by --group-by %s in %s: nothing to "
+                        "compare it with\n", t.groups[0], s.group_by, inputs);
                 status = TB_EXIT_INPUT;
             }
             compare_report(&s, &t, nfailed);

@@ -229,7 +229,10 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         return status;
     }
     if (nrows == 0) {
-        fprintf(stderr, "tb-plot: no results in the files given\n");
+        if (npaths == 1)
+            fprintf(stderr, "tb-plot: %s: no results in it\n", paths[0]);
+        else
+            fprintf(stderr, "tb-plot: no results in the %d inputs given\n", npaths);
         return TB_EXIT_INPUT;
     }
     if (s->group_by && tb_grouping_init(&grouping, s->group_by, s->group_order, err, sizeof err) < 0) {

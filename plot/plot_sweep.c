@@ -136,7 +136,10 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
         return status;
     }
     if (nrows == 0) {
-        fprintf(stderr, "tb-plot: no results in the files given\n");
+        if (npaths == 1)
+            fprintf(stderr, "tb-plot: %s: no results in it\n", paths[0]);
+        else
+            fprintf(stderr, "tb-plot: no results in the %d inputs given\n", npaths);
         return TB_EXIT_INPUT;
     }
     tb_grouping_init(&xg, s->sweep_x, NULL, err, sizeof err);   /* checked with the options */
