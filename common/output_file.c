@@ -14,9 +14,38 @@
 
 #include "output_file.h"
 
+int tb_output_written_through(const char *path)
+{
+    struct stat st;
+    char target[4096];
+    if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
+        return 1;
+    if (lstat(path, &st) < 0)
+        return 0;
+    if (S_ISLNK(st.st_mode)) {
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            if (!strncmp(target, "/dev/", 5) || !strncmp(target, "/proc/", 6))
+                return 1;
+        }
+        if (stat(path, &st) < 0)
+            return 0;
+    }
+    return !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode);
+}
+
 int tb_output_open(struct tb_output_file *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
+    if (tb_output_written_through(path)) {
+        if (!(o->path = strdup(path)) || !(o->f = fopen(path, "w"))) {
+            snprintf(err, errlen, "%s: cannot write: %s", path, o->path ? strerror(errno) : "out of memory");
+            tb_output_abort(o);
+            return -1;
+        }
+        return 0;
+    }
     if (!(o->path = strdup(path)) || asprintf(&o->temp, "%s.XXXXXX", path) < 0) {
         o->temp = NULL;
         snprintf(err, errlen, "out of memory");
@@ -45,14 +74,16 @@ int tb_output_open(struct tb_output_file *o, const char *path, char *err, size_t
 
 int tb_output_commit(struct tb_output_file *o, char *err, size_t errlen)
 {
-    int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+    /* a special file (a pipe) cannot be synced, and needs not be */
+    int bad = fflush(o->f) != 0 || ferror(o->f) ||
+              (o->temp && fsync(fileno(o->f)) != 0);
     int e = errno;
     if (fclose(o->f) != 0 && !bad) {
         bad = 1;
         e = errno;
     }
     o->f = NULL;
-    if (!bad && rename(o->temp, o->path) < 0) {
+    if (!bad && o->temp && rename(o->temp, o->path) < 0) {
         bad = 1;
         e = errno;
     }

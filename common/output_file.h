@@ -2,7 +2,9 @@
  * output_file.h -- a file a tool writes, made whole or not at all: it is
  * written into a file of its own beside its path and renamed over it once
  * complete and synced, so that a failed run (a full disk, an error, a
- * signal) leaves the file there, or a link's target, as it was.  Part of
+ * signal) leaves the file there, or a link's target, as it was.  A path
+ * that is a device, FIFO or socket (/dev/stdout, a named pipe) is written
+ * as it is.  Part of
  * libtbtools, the host programs' shared code.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -18,6 +20,13 @@ struct tb_output_file {
     char *temp;   /* where it is written meanwhile */
     FILE *f;      /* write to this */
 };
+
+/* Whether PATH is written as it is rather than replaced: a device, a FIFO
+ * or a socket (/dev/null, a named pipe), anything under /dev or /proc, and
+ * a link into them (/dev/stdout, /dev/fd/N: the caller's file descriptors,
+ * never to be replaced by a file).  (tb-record, which sees nothing of
+ * libtbtools, has the same rule in record/csv_writer.c.) */
+int tb_output_written_through(const char *path);
 
 /* Start the file for PATH: 0, or -1 with "PATH: cannot write: why" in ERR. */
 int tb_output_open(struct tb_output_file *o, const char *path, char *err, size_t errlen);

@@ -17,6 +17,7 @@
 
 #include "exit_status.h"
 #include "figure.h"
+#include "output_file.h"
 
 static const char *output_path;
 static char *temp_path;   /* where PLplot draws it, renamed to output_path when whole */
@@ -88,8 +89,13 @@ int figure_check_output(const char *path, char *err, size_t errlen)
     }
     /* A file of its own beside the figure (so that the rename stays on one
      * file system); the figure itself, or a link's target, is not touched
-     * until the new one is whole. */
+     * until the new one is whole.  A device or a pipe (/dev/stdout) is
+     * drawn into as it is. */
     free(temp_path);
+    temp_path = NULL;
+    output_path = path;
+    if (tb_output_written_through(path))
+        return 0;
     if (asprintf(&temp_path, "%s.XXXXXX", path) < 0) {
         temp_path = NULL;
         snprintf(err, errlen, "out of memory");

@@ -12,11 +12,39 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "csv_writer.h"
+
+/* Whether PATH is written as it is rather than replaced: a device, a FIFO
+ * or a socket (/dev/null, a named pipe), anything under /dev or /proc, and
+ * a link into them (/dev/stdout, /dev/fd/N: the file descriptors of the
+ * caller, which must never be replaced by a file).  The same rule as
+ * libtbtools' tb_output_written_through(), which the recorder cannot link. */
+static int written_through(const char *path)
+{
+    struct stat st;
+    char target[4096];
+    if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
+        return 1;
+    if (lstat(path, &st) < 0)
+        return 0;
+    if (S_ISLNK(st.st_mode)) {
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            if (!strncmp(target, "/dev/", 5) || !strncmp(target, "/proc/", 6))
+                return 1;
+        }
+        if (stat(path, &st) < 0)
+            return 0;
+    }
+    return !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode);
+}
 
 int csvw_open(struct csv_writer *w, const char *path, int unbuffered, int fsync,
               char *err, size_t errlen)
@@ -28,12 +56,78 @@ int csvw_open(struct csv_writer *w, const char *path, int unbuffered, int fsync,
     if (strcmp(path, "-") == 0) {
         w->f = stdout;
         w->is_stdout = 1;
-    } else if (!(w->f = fopen(path, "we"))) {   /* not inherited by the benchmark */
+        setvbuf(w->f, NULL, _IOFBF, 1 << 16);
+        return 0;
+    }
+    if (written_through(path)) {
+        if (!(w->f = fopen(path, "we"))) {
+            snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+            return -1;
+        }
+        w->is_special = 1;
+        setvbuf(w->f, NULL, _IOFBF, 1 << 16);
+        return 0;
+    }
+    if (asprintf(&w->temp, "%s.XXXXXX", path) < 0) {
+        w->temp = NULL;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int fd = mkostemp(w->temp, O_CLOEXEC);   /* not inherited by the benchmark */
+    if (fd < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        free(w->temp);
+        w->temp = NULL;
+        return -1;
+    }
+    mode_t mask = umask(0);   /* a new file's mode, not mkstemp's 0600 */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    if (!(w->f = fdopen(fd, "w"))) {
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        close(fd);
+        csvw_discard(w);
         return -1;
     }
     setvbuf(w->f, NULL, _IOFBF, 1 << 16);
     return 0;
+}
+
+int csvw_publish(struct csv_writer *w, char *err, size_t errlen)
+{
+    struct stat st;
+    if (!w->temp)
+        return 0;   /* standard output, or a special file written as it is */
+    if (rename(w->temp, w->path) < 0 || fstat(fileno(w->f), &st) < 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
+        return -1;
+    }
+    w->dev = st.st_dev;
+    w->ino = st.st_ino;
+    free(w->temp);
+    w->temp = NULL;
+    return 0;
+}
+
+void csvw_discard(struct csv_writer *w)
+{
+    if (w->f && !w->is_stdout)
+        fclose(w->f);
+    w->f = NULL;
+    if (w->temp)
+        unlink(w->temp);
+    free(w->temp);
+    w->temp = NULL;
+    free(w->row);
+    w->row = NULL;
+}
+
+int csvw_still_there(const struct csv_writer *w)
+{
+    struct stat st;
+    if (w->is_stdout || w->is_special)
+        return 1;
+    return stat(w->path, &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino;
 }
 
 static int append(struct csv_writer *w, const char *s, size_t n)

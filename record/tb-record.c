@@ -847,12 +847,14 @@ int main(int argc, char **argv)
     if (csvw_preamble(&r.out, argc, argv, s.no_meta, s.period_ms, s.metas, s.nmetas,
                       r.headers, r.ncols) < 0) {
         snprintf(err, sizeof err, "%s: write error: %s", path, strerror(errno));
-        csvw_close(&r.out);
+        csvw_discard(&r.out);
         goto fail;
     }
     for (size_t h = 0; h < r.nhelpers; h++) {
         if (process_start_shell(&r.helpers[h].proc, r.helpers[h].spec->cmd, err, sizeof err) < 0) {
-            csvw_close(&r.out);
+            for (size_t k = 0; k < h; k++)
+                process_stop(&r.helpers[k].proc, 1000);
+            csvw_discard(&r.out);
             goto fail;
         }
     }
@@ -864,10 +866,24 @@ int main(int argc, char **argv)
             status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
             for (size_t h = 0; h < r.nhelpers; h++)
                 process_stop(&r.helpers[h].proc, 1000);
-            csvw_close(&r.out);
+            csvw_discard(&r.out);   /* the file there before is left as it was */
             goto out;
         }
         r.have_bench = 1;
+    }
+    /* The run's file takes its place now that there is a run to record
+     * (none when a signal came before the benchmark could start). */
+    if ((s.bench_argv && !r.have_bench) || csvw_publish(&r.out, err, sizeof err) < 0) {
+        if (r.have_bench)
+            process_stop(&r.bench, 2000);
+        for (size_t h = 0; h < r.nhelpers; h++)
+            process_stop(&r.helpers[h].proc, 1000);
+        csvw_discard(&r.out);
+        if (stop_signal) {
+            status = 128 + stop_signal;
+            goto out;
+        }
+        goto fail;
     }
     if (s.sched_deadline > 0)
         use_sched_deadline(&s);
@@ -900,6 +916,11 @@ int main(int argc, char **argv)
                 "true time): the system was too busy\n", r.missed, r.missed == 1 ? "" : "s");
     if (csvw_close(&r.out) < 0 && !r.write_failed) {
         fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
+        r.write_failed = 1;
+    }
+    if (!r.write_failed && !csvw_still_there(&r.out)) {
+        fprintf(stderr, "tb-record: %s: removed or replaced during the run (its directory "
+                "too?): the rows recorded are lost\n", path);
         r.write_failed = 1;
     }
     if (r.write_failed)
