@@ -301,12 +301,12 @@ int main(int argc, char **argv)
         status = TB_EXIT_INPUT;
     }
     struct compare_table t;
-    /* which inputs, for a message about all of them: one by name */
+    /* which inputs, for a message about all of them: one named as given */
     char inputs[512];
-    if (paths.n == 1)
-        snprintf(inputs, sizeof inputs, "%s", paths.v[0]);
+    if (argc - optind == 1)
+        snprintf(inputs, sizeof inputs, "%s", argv[optind]);
     else
-        snprintf(inputs, sizeof inputs, "the %zu inputs", paths.n);
+        snprintf(inputs, sizeof inputs, "the %d inputs given", argc - optind);
     if (status == TB_EXIT_OK) {
         if (!rows || nrows == 0) {
             fprintf(stderr, "tb-compare: nothing to compare: no run was fitted in %s\n", inputs);
