@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,10 +397,13 @@ static int sensor_init(struct sensor *sn, const struct record_settings *s,
     }
     /* O_NONBLOCK: a FIFO or device given as a sensor must not hang us;
      * sysfs and procfs files ignore it. */
-    if ((sn->fd = open(sn->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
+    struct stat st;
+    if ((sn->fd = open(sn->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(sn->fd, &st) < 0) {
         snprintf(err, errlen, "sensor %s: cannot open: %s", sn->path, strerror(errno));
         return -1;
     }
+    sn->dev = st.st_dev;
+    sn->ino = st.st_ino;
     if (spec->max_path) {
         char *max = read_under_root(s, spec->max_path);
         sn->max_energy = max ? strtod(max, NULL) : 0;
@@ -511,9 +515,37 @@ static int first_number(char *buf)
     return is_decimal(buf) ? 0 : -1;
 }
 
+int sensor_check(struct sensor *sensor)
+{
+    struct stat st;
+    int there = stat(sensor->path, &st) == 0;
+    if (sensor->fd >= 0 && there && st.st_dev == sensor->dev && st.st_ino == sensor->ino)
+        return 0;
+    if (sensor->fd < 0 && !there)
+        return 0;
+    int was_open = sensor->fd >= 0;
+    if (was_open)
+        close(sensor->fd);   /* its file is gone or replaced: no stale values */
+    sensor->fd = -1;
+    sensor->have_prev = 0;
+    if (!there)
+        return SENSOR_GONE;
+    struct stat now;
+    int fd = open(sensor->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &now) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return was_open ? SENSOR_GONE : 0;
+    }
+    sensor->fd = fd;
+    sensor->dev = now.st_dev;
+    sensor->ino = now.st_ino;
+    return was_open ? SENSOR_REPLACED : SENSOR_BACK;
+}
+
 int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size)
 {
-    ssize_t n = pread(sensor->fd, buf, size - 1, 0);
+    ssize_t n = sensor->fd >= 0 ? pread(sensor->fd, buf, size - 1, 0) : (errno = ENOENT, -1);
     sensor->read_errno = n < 0 ? errno : 0;
     if (n >= 0)
         buf[n] = '\0';

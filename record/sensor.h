@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "options.h"
 
@@ -22,7 +23,9 @@ struct sensor {
     enum sensor_kind kind;
     char *path;         /* the file opened, after --sysfs-root */
     char *header;       /* NAME/UNIT as it goes into the CSV header */
-    int fd;
+    int fd;             /* -1 while its file is gone */
+    dev_t dev;          /* the file opened, to tell when the path no */
+    ino_t ino;          /* longer leads to it */
     int failing;        /* the last read failed (reported once per failure) */
     int read_errno;     /* why it failed: read(2)'s errno, 0: not a number */
     int too_long;       /* its value ran past the read buffer */
@@ -51,6 +54,14 @@ int sensors_trip_metas(const struct sensor *v, size_t n, char ***metas, size_t *
  * there is no value yet (a power's first sample).  Returns 0, or -1 when
  * the read failed. */
 int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size);
+
+/* Whether SENSOR's path still leads to the file it reads (checked once a
+ * second or so: two syscalls).  A file removed leaves the sensor closed
+ * (it reads as nan, ENOENT) until the path is there again; a file replaced
+ * is reopened.  Returns 0 when nothing changed, SENSOR_GONE, SENSOR_BACK
+ * or SENSOR_REPLACED. */
+enum { SENSOR_GONE = 1, SENSOR_BACK, SENSOR_REPLACED };
+int sensor_check(struct sensor *sensor);
 
 /* Print every sensor found under S's roots, one "NAME\tUNIT\tPATH" line
  * each, to F. */

@@ -91,6 +91,7 @@ struct recorder {
     uint64_t rng;
     long long samples, missed, rows;
     int progress;
+    int64_t sensors_checked;    /* when the sensors' paths were last checked */
     int64_t win_next;           /* --window: the next edge; 0: no window */
     int win_open;
     long long win_edges, win_missed;
@@ -144,9 +145,33 @@ static void report_sensor(struct sensor *sn, int rc)
     sn->failing = rc < 0;
 }
 
+/* Once a second: every sensor's path still leads to the file read, so
+ * that a file deleted or replaced is never sampled stale. */
+static void check_sensors(struct recorder *r, int64_t t)
+{
+    if (t - r->sensors_checked < 1000000000)
+        return;
+    r->sensors_checked = t;
+    for (size_t i = 0; i < r->nsensors; i++) {
+        struct sensor *sn = &r->sensors[i];
+        switch (sensor_check(sn)) {
+        case SENSOR_GONE:
+            fprintf(stderr, "tb-record: sensor %s: removed (recording nan until it is back)\n", sn->path);
+            sn->failing = 1;   /* said here, not again by the read */
+            break;
+        case SENSOR_REPLACED:
+            fprintf(stderr, "tb-record: sensor %s: replaced by another file: reading that\n", sn->path);
+            break;
+        case SENSOR_BACK:   /* said by the read: "readable again" */
+            break;
+        }
+    }
+}
+
 static void sample(struct recorder *r)
 {
     int64_t t = now_ns();
+    check_sensors(r, t);
     memset(r->cells, 0, r->ncols * sizeof *r->cells);
     for (size_t i = 0; i < r->nsensors; i++) {
         report_sensor(&r->sensors[i], sensor_read(&r->sensors[i], t, r->text[i], VALUE_MAX));
