@@ -178,10 +178,32 @@ int csvw_flush(struct csv_writer *w, int64_t now_ns)
     return 0;
 }
 
-/* The command line as a shell would take it back. */
+/* The command line as a shell would take it back, on one line whatever
+ * it holds: an argument with a control character (a newline would end
+ * line 1 and leave the run unreadable) in $'...', with \n, \r, \t and
+ * \ooo for them. */
 static int append_quoted_arg(struct csv_writer *w, const char *a)
 {
-    if (*a && !a[strcspn(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~")])
+    int control = 0;
+    for (const unsigned char *c = (const unsigned char *)a; *c; c++)
+        control |= *c < 0x20 || *c == 0x7f;
+    if (control) {
+        if (append(w, "$'", 2) < 0)
+            return -1;
+        for (const unsigned char *c = (const unsigned char *)a; *c; c++) {
+            char esc[8];
+            int n = *c == '\n' ? snprintf(esc, sizeof esc, "\\n")
+                  : *c == '\r' ? snprintf(esc, sizeof esc, "\\r")
+                  : *c == '\t' ? snprintf(esc, sizeof esc, "\\t")
+                  : *c < 0x20 || *c == 0x7f ? snprintf(esc, sizeof esc, "\\%03o", *c)
+                  : *c == '\'' || *c == '\\' ? snprintf(esc, sizeof esc, "\\%c", *c)
+                  : snprintf(esc, sizeof esc, "%c", *c);
+            if (append(w, esc, (size_t)n) < 0)
+                return -1;
+        }
+        return append(w, "'", 1);
+    }
+    if (*a && !a[strcspn(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~%")])
         return append(w, a, strlen(a));
     if (append(w, "'", 1) < 0)
         return -1;
