@@ -20,6 +20,9 @@
 
 #include "csv_writer.h"
 
+/* Whole rows kept before a write(2): at least once a second they go out. */
+#define OUT_SIZE (1 << 16)
+
 /* Whether PATH is written as it is rather than replaced: a device, a FIFO
  * or a socket (/dev/null, a named pipe), anything under /dev or /proc, and
  * a link into them (/dev/stdout, /dev/fd/N: the file descriptors of the
@@ -53,19 +56,23 @@ int csvw_open(struct csv_writer *w, const char *path, int unbuffered, int fsync,
     w->path = path;
     w->unbuffered = unbuffered;
     w->fsync = fsync;
+    w->fd = -1;
+    if (!(w->out = malloc(OUT_SIZE))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (strcmp(path, "-") == 0) {
-        w->f = stdout;
+        w->fd = STDOUT_FILENO;
         w->is_stdout = 1;
-        setvbuf(w->f, NULL, _IOFBF, 1 << 16);
         return 0;
     }
     if (written_through(path)) {
-        if (!(w->f = fopen(path, "we"))) {
+        if ((w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
             snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+            csvw_discard(w);
             return -1;
         }
         w->is_special = 1;
-        setvbuf(w->f, NULL, _IOFBF, 1 << 16);
         return 0;
     }
     if (asprintf(&w->temp, "%s.XXXXXX", path) < 0) {
@@ -73,23 +80,17 @@ int csvw_open(struct csv_writer *w, const char *path, int unbuffered, int fsync,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int fd = mkostemp(w->temp, O_CLOEXEC);   /* not inherited by the benchmark */
-    if (fd < 0) {
+    w->fd = mkostemp(w->temp, O_CLOEXEC);   /* not inherited by the benchmark */
+    if (w->fd < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         free(w->temp);
         w->temp = NULL;
+        csvw_discard(w);
         return -1;
     }
     mode_t mask = umask(0);   /* a new file's mode, not mkstemp's 0600 */
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    if (!(w->f = fdopen(fd, "w"))) {
-        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-        close(fd);
-        csvw_discard(w);
-        return -1;
-    }
-    setvbuf(w->f, NULL, _IOFBF, 1 << 16);
+    fchmod(w->fd, 0666 & ~mask);
     return 0;
 }
 
@@ -98,7 +99,7 @@ int csvw_publish(struct csv_writer *w, char *err, size_t errlen)
     struct stat st;
     if (!w->temp)
         return 0;   /* standard output, or a special file written as it is */
-    if (rename(w->temp, w->path) < 0 || fstat(fileno(w->f), &st) < 0) {
+    if (rename(w->temp, w->path) < 0 || fstat(w->fd, &st) < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", w->path, strerror(errno));
         return -1;
     }
@@ -111,9 +112,11 @@ int csvw_publish(struct csv_writer *w, char *err, size_t errlen)
 
 void csvw_discard(struct csv_writer *w)
 {
-    if (w->f && !w->is_stdout)
-        fclose(w->f);
-    w->f = NULL;
+    if (w->fd >= 0 && !w->is_stdout)
+        close(w->fd);
+    w->fd = -1;
+    free(w->out);
+    w->out = NULL;
     if (w->temp)
         unlink(w->temp);
     free(w->temp);
@@ -158,22 +161,51 @@ static int append_cell(struct csv_writer *w, const char *s)
     return append(w, "\"", 1);
 }
 
+/* Write LEN bytes of whole rows; 0, or -1 (errno). */
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The row built, ended, into the output buffer.  The buffer holds whole
+ * rows only and goes out with one write(2) of whole rows, so that a
+ * recorder killed at any moment (SIGKILL) leaves only whole lines: stdio
+ * flushed its buffer wherever it filled, inside a row. */
 static int put_line(struct csv_writer *w)
 {
     if (append(w, "\n", 1) < 0)
         return -1;
     size_t len = w->len;
     w->len = 0;
-    return fwrite(w->row, 1, len, w->f) == len ? 0 : -1;
+    if (w->outlen + len > OUT_SIZE) {
+        if (write_all(w->fd, w->out, w->outlen) < 0)
+            return -1;
+        w->outlen = 0;
+    }
+    if (len > OUT_SIZE)   /* a row longer than the buffer: on its own */
+        return write_all(w->fd, w->row, len);
+    memcpy(w->out + w->outlen, w->row, len);
+    w->outlen += len;
+    return 0;
 }
 
 int csvw_flush(struct csv_writer *w, int64_t now_ns)
 {
     w->last_flush_ns = now_ns;
-    if (fflush(w->f) != 0)
+    if (w->outlen > 0 && write_all(w->fd, w->out, w->outlen) < 0)
         return -1;
+    w->outlen = 0;
     /* A pipe or a terminal cannot be synced, and needs not be. */
-    if (w->fsync && fsync(fileno(w->f)) != 0 && errno != EINVAL && errno != EROFS)
+    if (w->fsync && fsync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
         return -1;
     return 0;
 }
@@ -298,12 +330,14 @@ int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns, const char *con
 int csvw_close(struct csv_writer *w)
 {
     int rc = 0;
-    if (w->f)
+    if (w->fd >= 0)
         rc = csvw_flush(w, 0);
     free(w->row);
     w->row = NULL;
-    if (w->f && !w->is_stdout && fclose(w->f) != 0)
+    free(w->out);
+    w->out = NULL;
+    if (w->fd >= 0 && !w->is_stdout && close(w->fd) != 0)
         rc = -1;
-    w->f = NULL;
+    w->fd = -1;
     return rc;
 }

@@ -11,7 +11,9 @@
 #include <sys/types.h>
 
 struct csv_writer {
-    FILE *f;
+    int fd;             /* -1 when closed */
+    char *out;          /* whole rows not yet written */
+    size_t outlen;
     const char *path;
     char *temp;         /* where it is written until csvw_publish() */
     dev_t dev;          /* the published file, to tell it is still there */
