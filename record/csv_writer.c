@@ -311,8 +311,18 @@ int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns, const char *con
      * lost precision past 100 s); integer formatting costs a third of
      * what %.3f of a double does, at every row. */
     int64_t us = (t_ns + 500) / 1000;
-    snprintf(t, sizeof t, "%lld.%03lld", (long long)(us / 1000), (long long)(us % 1000));
-    if (append(w, t, strlen(t)) < 0)
+    if (us < 0)
+        us = 0;
+    /* digits from the end: ms, a point, then three of µs */
+    char *e = t + sizeof t, *p = e;
+    uint64_t v = (uint64_t)us;
+    for (int k = 0; k < 3; k++, v /= 10)
+        *--p = (char)('0' + v % 10);
+    *--p = '.';
+    do
+        *--p = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    if (append(w, p, (size_t)(e - p)) < 0)
         return -1;
     for (size_t i = 0; i < last; i++) {
         if (append(w, ",", 1) < 0)

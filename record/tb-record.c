@@ -48,7 +48,15 @@ static void on_stop_signal(int sig)
     stop_signal = sig;
     stop_count++;
 }
-static void on_child(int sig) { (void)sig; }
+/* A child changed state: only then is the benchmark reaped (a wait4() a
+ * sample was most of an idle loop's system calls).  Set at the start, so
+ * that the first pass looks. */
+static volatile sig_atomic_t child_event = 1;
+static void on_child(int sig)
+{
+    (void)sig;
+    child_event = 1;
+}
 
 /* A helper run with --exec, and where its lines go. */
 struct helper {
@@ -490,7 +498,11 @@ static void record(struct recorder *r, const sigset_t *unblocked)
             }
             continue;
         }
-        int reaped = !r->cooling && r->have_bench && process_reap(&r->bench);
+        int reaped = 0;
+        if (child_event && !r->cooling && r->have_bench) {
+            child_event = 0;   /* before the reap: a later one is not missed */
+            reaped = process_reap(&r->bench);
+        }
         if (reaped)   /* what it wrote before it ended; a child of it may
                          hold the pipe open, so no waiting for its end */
             process_drain(&r->bench, on_benchmark_line, r);
