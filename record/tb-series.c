@@ -474,7 +474,7 @@ static void describe_run(const struct plan *p, size_t i, char *buf, size_t len)
         snprintf(buf + n, len - n, "repeat %d", r->repeat);
 }
 
-static int dry_run(const struct plan *p, const struct settings *s, const char *dir)
+static int dry_run(const struct plan *p, const char *dir)
 {
     char what[1024], a[64], b[64];
     for (size_t i = 0; i < p->nruns; i++) {
@@ -495,7 +495,6 @@ static int dry_run(const struct plan *p, const struct settings *s, const char *d
             printf(": %s at most", say_duration(runs + cool, a, sizeof a));
     }
     printf("\n");
-    (void)s;
     return SERIES_EXIT_OK;
 }
 
@@ -546,9 +545,17 @@ static int check_strangers(const struct plan *p, const struct journal *j, const 
 
 struct tally {
     size_t done, before, failed;
-    char first_failed[1024];
+    char first_failed[1024];   /* the first run whose benchmark failed */
     int first_status;
 };
+
+static void tally_failed(struct tally *t, const char *name, int status)
+{
+    if (t->failed++ == 0) {
+        snprintf(t->first_failed, sizeof t->first_failed, "%s", name);
+        t->first_status = status;
+    }
+}
 
 static int run_series(struct plan *p, const struct settings *s, const char *dir,
                       struct journal *j, struct cpufreq *cf, const char *recorder,
@@ -567,11 +574,8 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
         const struct plan_run *r = &p->runs[i];
         if (journal_is_done(j, r->name, &status) && !(s->retry_failed && status != 0)) {
             t->before++;
-            if (status != 0) {
-                if (!t->failed++)
-                    snprintf(t->first_failed, sizeof t->first_failed, "%s", r->name);
-                t->first_status = t->failed == 1 ? status : t->first_status;
-            }
+            if (status != 0)
+                tally_failed(t, r->name, status);
             continue;
         }
         describe_run(p, i, what, sizeof what);
@@ -651,10 +655,7 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
         t->done++;
         if (code != 0) {
             fprintf(stderr, "tb-series: run %s: the benchmark exited with status %d\n", r->name, code);
-            if (!t->failed++) {
-                snprintf(t->first_failed, sizeof t->first_failed, "%s", r->name);
-                t->first_status = code;
-            }
+            tally_failed(t, r->name, code);
         }
     }
     return stop_signal ? 128 + stop_signal : t->failed ? SERIES_EXIT_FAILED : SERIES_EXIT_OK;
@@ -686,7 +687,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (s.dry_run) {
-        rc = dry_run(&p, &s, dir);
+        rc = dry_run(&p, dir);
         goto out;
     }
 
