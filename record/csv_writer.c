@@ -302,11 +302,7 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
 int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns, const char *const *cells)
 {
     char t[64];
-    size_t last = 0;   /* one past the last non-empty cell */
-
-    for (size_t i = 0; i < w->ncols; i++)
-        if (cells[i] && *cells[i])
-            last = i + 1;
+    size_t last = w->ncols;   /* every cell of every row, as thermobench writes them */
     /* Three decimals of ms, whatever the run's length (thermobench's %g
      * lost precision past 100 s); integer formatting costs a third of
      * what %.3f of a double does, at every row. */

@@ -55,7 +55,7 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
                   const char *const *headers, size_t ncols);
 
 /* One row at T_NS after the start: CELLS[i] for each column (NULL or "" leaves it empty);
- * trailing empty cells are left out, as thermobench does.  Written out at
+ * every cell written, the empty ones too, as thermobench writes them.  Written out at
  * once with --unbuffered, else at least once a second (NOW_NS).  0, or -1
  * (errno says why). */
 int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns,

@@ -85,6 +85,9 @@ struct recorder {
     char (*text)[VALUE_MAX];    /* a value buffer per column */
     const char **cells;         /* the row being written */
     char **pending;             /* @COL values waiting for a sample row */
+    char **event;               /* values read together, for one row */
+    int64_t event_t;            /* when the first of them came */
+    int have_event;
 
     struct csv_writer out;
     struct process bench;
@@ -218,6 +221,40 @@ static void write_pending(struct recorder *r)
     }
 }
 
+/* The row of values that came in one read (see event_put()), written. */
+static void event_flush(struct recorder *r)
+{
+    if (!r->have_event)
+        return;
+    for (size_t c = 0; c < r->ncols; c++)
+        r->cells[c] = r->event[c];
+    write_cells(r, r->event_t);
+    for (size_t c = 0; c < r->ncols; c++) {
+        free(r->event[c]);
+        r->event[c] = NULL;
+    }
+    r->have_event = 0;
+}
+
+/* VALUE for column COL, from the benchmark or a helper: values that come
+ * in one read share a row until a column repeats, as thermobench writes
+ * them (printf 'a=1\nb=2\n' is one row). */
+static void event_put(struct recorder *r, size_t col, const char *value)
+{
+    if (r->event[col])
+        event_flush(r);
+    char *copy = strdup(value);
+    if (!copy) {   /* no memory to hold it: a row of its own */
+        event_flush(r);
+        write_event(r, col, value);
+        return;
+    }
+    if (!r->have_event)
+        r->event_t = now_ns();
+    r->event[col] = copy;
+    r->have_event = 1;
+}
+
 /* A line of the benchmark's output: KEY=VALUE of a --column, or passed on
  * (to the stdout column with -l). */
 static void on_benchmark_line(void *ctx, char *line)
@@ -229,13 +266,13 @@ static void on_benchmark_line(void *ctx, char *line)
         for (size_t k = 0; k < r->s->ncolumns; k++) {
             const char *key = r->s->columns[k];
             if (strlen(key) == (size_t)(eq - line) && strncmp(line, key, (size_t)(eq - line)) == 0) {
-                write_event(r, r->col_bench + k, eq + 1);
+                event_put(r, r->col_bench + k, eq + 1);
                 return;
             }
         }
     }
     if (r->s->stdout_column)
-        write_event(r, r->col_stdout, line);
+        event_put(r, r->col_stdout, line);
     else
         fprintf(r->echo, "%s\n", line);
 }
@@ -248,7 +285,7 @@ struct helper_ctx {
 static void put_helper_value(struct recorder *r, size_t col, int keep_last, const char *value)
 {
     if (!keep_last) {
-        write_event(r, col, value);
+        event_put(r, col, value);
         return;
     }
     char *copy = strdup(value);
@@ -414,6 +451,7 @@ static void wait_for_output(struct recorder *r, int64_t wake, const sigset_t *un
             struct helper_ctx x = {r, owner[i]};
             process_read(&x.h->proc, on_helper_line, &x);
         }
+        event_flush(r);   /* what one read brought is one row */
     }
 }
 
@@ -458,6 +496,7 @@ static void start_cooldown(struct recorder *r)
     r->cooling = 1;
     r->bench_ended = r->bench.pid == 0;
     process_drain(&r->bench, on_benchmark_line, r);
+    event_flush(r);
     process_stop(&r->bench, 2000);
     write_event(r, r->col_running, "0");
 }
@@ -503,9 +542,11 @@ static void record(struct recorder *r, const sigset_t *unblocked)
             child_event = 0;   /* before the reap: a later one is not missed */
             reaped = process_reap(&r->bench);
         }
-        if (reaped)   /* what it wrote before it ended; a child of it may
-                         hold the pipe open, so no waiting for its end */
+        if (reaped) {   /* what it wrote before it ended; a child of it may
+                           hold the pipe open, so no waiting for its end */
             process_drain(&r->bench, on_benchmark_line, r);
+            event_flush(r);
+        }
         if ((now >= limit || reaped) && s->cooldown_s > 0 && !r->cooling) {
             start_cooldown(r);
             limit = now + (int64_t)(s->cooldown_s * 1e9);
@@ -539,6 +580,7 @@ static void stop_helpers(struct recorder *r, const sigset_t *unblocked)
     for (size_t h = 0; h < r->nhelpers; h++) {
         struct helper_ctx x = {r, &r->helpers[h]};
         process_drain(&r->helpers[h].proc, on_helper_line, &x);   /* what is there */
+        event_flush(r);
         process_stop(&r->helpers[h].proc, 1000);
     }
 }
@@ -727,7 +769,8 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
     r->text = calloc(r->ncols ? r->ncols : 1, sizeof *r->text);
     r->cells = calloc(r->ncols ? r->ncols : 1, sizeof *r->cells);
     r->pending = calloc(r->ncols ? r->ncols : 1, sizeof *r->pending);
-    if (!r->text || !r->cells || !r->pending)
+    r->event = calloc(r->ncols ? r->ncols : 1, sizeof *r->event);
+    if (!r->text || !r->cells || !r->pending || !r->event)
         goto oom;
     /* Two columns of one name would make the run unreadable. */
     for (size_t i = 0; i < r->ncols; i++) {
@@ -760,6 +803,9 @@ static void recorder_free(struct recorder *r)
     for (size_t i = 0; r->pending && i < r->ncols; i++)
         free(r->pending[i]);
     free(r->pending);
+    for (size_t i = 0; r->event && i < r->ncols; i++)
+        free(r->event[i]);
+    free(r->event);
     free(r->text);
     free(r->cells);
 }
@@ -938,6 +984,7 @@ int main(int argc, char **argv)
     if (r.have_bench) {
         int ended_by_itself = r.cooling ? r.bench_ended : r.bench.pid == 0;
         process_drain(&r.bench, on_benchmark_line, &r);   /* what is there */
+        event_flush(&r);
         process_stop(&r.bench, 2000);
         if (ended_by_itself)
             status = benchmark_exit_status(&r.bench, s.bench_argv[0]);
