@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "paths.h"
+#include "progress.h"
 #include "work_pool.h"
 
 static int add_row(struct compare_input *in, const tb_result *r, char *group)
@@ -206,6 +207,13 @@ int compare_read_inputs(const struct compare_settings *s, struct compare_input *
     struct tb_work_pool pool;
     if (tb_work_pool_start(&pool, n, s->jobs, work_on_input, &w) < 0)
         return -1;
+    struct tb_progress progress;
+    tb_progress_start(&progress, "tb-compare", "inputs", n);
+    for (size_t i = 0; i < n; i++) {
+        tb_work_pool_wait(&pool, i);
+        tb_progress_show(&progress, i + 1);
+    }
+    tb_progress_clear(&progress);
     tb_work_pool_finish(&pool);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "exit_status.h"
 #include "output_file.h"
+#include "progress.h"
 #include "paths.h"
 #include "report.h"
 #include "tbfit.h"
@@ -656,10 +657,14 @@ int main(int argc, char **argv)
         fputs("[\n", stdout);
     }
 
-    /* Print each job's report as soon as it and all before it are done. */
+    /* Print each job's report as soon as it and all before it are done;
+     * on a terminal, a progress line between them. */
     int any_item = 0;
+    struct tb_progress progress;
+    tb_progress_start(&progress, "tb-fit", "runs", njobs);
     for (size_t i = 0; i < njobs; i++) {
         tb_work_pool_wait(&pool, i);
+        tb_progress_clear(&progress);
         if (jobs[i].outlen > 0) {
             /* JSON objects after the first need a comma, which only the
              * printing order knows. */
@@ -682,7 +687,9 @@ int main(int argc, char **argv)
         }
         free(jobs[i].out);
         free(jobs[i].msg);
+        tb_progress_show(&progress, i + 1);
     }
+    tb_progress_clear(&progress);
     tb_work_pool_finish(&pool);
     if (s.format == TB_FORMAT_JSON)
         fputs(any_item ? "\n]\n" : "]\n", stdout);
