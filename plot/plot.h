@@ -38,8 +38,8 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths);
 /* The results to draw: tb-fit's result files as they are; runs (files or
  * directories of them) fitted here as tb-fit would, with the model
  * options and -c, appended to *ROWS.  TB_EXIT_OK, TB_EXIT_FIT when a fit
- * failed (its row is missing, and said so), TB_EXIT_INPUT, or
- * TB_EXIT_OUTPUT when memory ran out. */
+ * failed (its row is missing, and said so), TB_EXIT_INPUT (also when no
+ * row came of the inputs, said so), or TB_EXIT_OUTPUT when memory ran out. */
 int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
                       tb_result **rows, size_t *nrows);
 int plot_zth(const struct plot_settings *s, const char *path);

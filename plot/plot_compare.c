@@ -185,6 +185,13 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
         tb_run_free(run);
     }
     tb_paths_free(&runs);
+    if (status != TB_EXIT_INPUT && *nrows == 0) {
+        if (npaths == 1)
+            fprintf(stderr, "tb-plot: %s: no results in it\n", paths[0]);
+        else
+            fprintf(stderr, "tb-plot: no results in the %d inputs given\n", npaths);
+        status = TB_EXIT_INPUT;
+    }
     return status;
 }
 
@@ -227,13 +234,6 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     if ((status = plot_read_results(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT) {
         tb_results_free(rows, nrows);
         return status;
-    }
-    if (nrows == 0) {
-        if (npaths == 1)
-            fprintf(stderr, "tb-plot: %s: no results in it\n", paths[0]);
-        else
-            fprintf(stderr, "tb-plot: no results in the %d inputs given\n", npaths);
-        return TB_EXIT_INPUT;
     }
     if (s->group_by && tb_grouping_init(&grouping, s->group_by, s->group_order, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);

@@ -135,13 +135,6 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
         tb_results_free(rows, nrows);
         return status;
     }
-    if (nrows == 0) {
-        if (npaths == 1)
-            fprintf(stderr, "tb-plot: %s: no results in it\n", paths[0]);
-        else
-            fprintf(stderr, "tb-plot: no results in the %d inputs given\n", npaths);
-        return TB_EXIT_INPUT;
-    }
     tb_grouping_init(&xg, s->sweep_x, NULL, err, sizeof err);   /* checked with the options */
     if (s->group_by) {
         if (tb_grouping_init(&by, s->group_by, s->group_order, err, sizeof err) < 0) {
