@@ -47,7 +47,9 @@ static size_t parse_cpus(const char *text, struct cpu_load *c, int store)
             if (c->have_prev && total > c->prev_total[count]) {
                 double load = 100.0 * (double)(busy - c->prev_busy[count]) /
                               (double)(total - c->prev_total[count]);
-                snprintf(c->text[count], sizeof c->text[count], "%.4g", load);
+                snprintf(c->text[count], sizeof c->text[count], "%.*g", c->compat ? 6 : 4, load);
+            } else if (c->have_prev && c->compat) {
+                strcpy(c->text[count], "0");   /* no jiffy passed: thermobench's 0 */
             } else {
                 c->text[count][0] = '\0';
             }
@@ -90,6 +92,10 @@ int cpu_load_open(struct cpu_load *c, const struct record_settings *s,
     if (!c->prev_busy || !c->prev_total || !c->text) {
         snprintf(err, errlen, "out of memory");
         goto fail;
+    }
+    if ((c->compat = s->compat)) {
+        parse_cpus(c->buf, c, 1);
+        c->have_prev = 1;
     }
     free(path);
     return 0;

@@ -18,10 +18,12 @@ struct cpu_load {
     char *buf;
     size_t bufsize;
     char (*text)[16];   /* one value per CPU: "" before the second sample */
+    int compat;         /* --compat: as thermobench, 6 digits and 0 for no time */
 };
 
 /* Open /proc/stat (under --procfs-root) and count the CPUs; 0, or -1 with
- * a message in ERR. */
+ * a message in ERR.  With --compat the loads are counted from here, as
+ * thermobench counts them, so that the first sample has them too. */
 int cpu_load_open(struct cpu_load *c, const struct record_settings *s,
                   char *err, size_t errlen);
 

@@ -210,11 +210,26 @@ int csvw_flush(struct csv_writer *w, int64_t now_ns)
     return 0;
 }
 
+/* Whether thermobench writes A unquoted: letters, digits and /.,_-@,
+ * and = past the first argument.  The same rule gives the same line 1. */
+static int plain_arg(const char *a, int first)
+{
+    if (!*a)
+        return 0;   /* thermobench drops it; '' keeps it */
+    for (; *a; a++) {
+        char c = *a;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("/.,_-@", c) || (c == '=' && !first)))
+            return 0;
+    }
+    return 1;
+}
+
 /* The command line as a shell would take it back, on one line whatever
  * it holds: an argument with a control character (a newline would end
  * line 1 and leave the run unreadable) in $'...', with \n, \r, \t and
  * \ooo for them. */
-static int append_quoted_arg(struct csv_writer *w, const char *a)
+static int append_quoted_arg(struct csv_writer *w, const char *a, int first)
 {
     int control = 0;
     for (const unsigned char *c = (const unsigned char *)a; *c; c++)
@@ -235,7 +250,7 @@ static int append_quoted_arg(struct csv_writer *w, const char *a)
         }
         return append(w, "'", 1);
     }
-    if (*a && !a[strcspn(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~%")])
+    if (plain_arg(a, first))
         return append(w, a, strlen(a));
     if (append(w, "'", 1) < 0)
         return -1;
@@ -267,7 +282,7 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
     if (append(w, line, strlen(line)) < 0)
         return -1;
     for (int i = 0; i < argc; i++)
-        if (append(w, " ", 1) < 0 || append_quoted_arg(w, argv[i]) < 0)
+        if (append(w, " ", 1) < 0 || append_quoted_arg(w, argv[i], i == 0) < 0)
             return -1;
     if (put_line(w) < 0)
         return -1;
@@ -290,7 +305,7 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
     if (append(w, "time/ms", 7) < 0)
         return -1;
     for (size_t i = 0; i < ncols; i++)
-        if (append(w, ",", 1) < 0 || append_cell(w, headers[i]) < 0)
+        if (append(w, ",", 1) < 0 || append_cell(w, headers[w->order ? w->order[i] : i]) < 0)
             return -1;
     if (put_line(w) < 0)
         return -1;
@@ -321,9 +336,10 @@ int csvw_row(struct csv_writer *w, int64_t now_ns, int64_t t_ns, const char *con
     if (append(w, p, (size_t)(e - p)) < 0)
         return -1;
     for (size_t i = 0; i < last; i++) {
+        const char *cell = cells[w->order ? w->order[i] : i];
         if (append(w, ",", 1) < 0)
             return -1;
-        if (cells[i] && *cells[i] && append_cell(w, cells[i]) < 0)
+        if (cell && *cell && append_cell(w, cell) < 0)
             return -1;
     }
     if (put_line(w) < 0)

@@ -26,6 +26,7 @@ struct csv_writer {
     char *row;          /* the row being built */
     size_t len, cap;
     size_t ncols;       /* columns after time */
+    const size_t *order; /* file column i holds cell order[i]; NULL: cell i */
 };
 
 /* Start the file for PATH ("-": standard output): a file of its own beside

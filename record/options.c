@@ -16,6 +16,14 @@
 #include "options.h"
 #include "window_spec.h"
 
+enum {
+    OPT_SYSFS_ROOT = 256, OPT_PROCFS_ROOT, OPT_SCHED_DEADLINE, OPT_UNBUFFERED,
+    OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META, OPT_COOLDOWN, OPT_WINDOW,
+    OPT_COMPAT,
+};
+/* "+": options end at the benchmark's name, as in thermobench. */
+#define OPTSTRING "+:t:p:o:O:n:S:s:c:le:Euw:W:f:F::rAvhV"
+
 static const char usage_text[] =
     "Usage: tb-record [OPTION]... [--] [BENCHMARK [ARG]...]\n"
     "Run BENCHMARK and sample sensors on a fixed period into one CSV file in\n"
@@ -36,6 +44,9 @@ static const char usage_text[] =
     "      --meta=KEY=VALUE      add a \"# KEY: VALUE\" line; may be repeated\n"
     "      --no-meta             no metadata lines: line 2 is the header, as\n"
     "                            thermobench writes it\n"
+    "      --compat=thermobench  write and exit as thermobench does: no metadata\n"
+    "                            lines, values as it prints them, its exit\n"
+    "                            statuses (also when called as thermobench)\n"
     "      --unbuffered          write every row at once (default: at least\n"
     "                            once a second)\n"
     "      --fsync               also sync the file to disk each time\n"
@@ -91,13 +102,42 @@ static const char usage_text[] =
     "\n"
     "Exit status: the benchmark's; 0 when --time ended it; 128+N when it or\n"
     "tb-record died of signal N; 125 usage error, sensor or write failure;\n"
-    "126 the benchmark cannot be executed; 127 it was not found.\n";
+    "126 the benchmark cannot be executed; 127 it was not found.  With\n"
+    "--compat=thermobench, 64 for a usage error and 1 for a bad sensor or\n"
+    "helper specification, a sensor or write failure.\n";
+
+/* Set before the options are parsed: thermobench's exit statuses. */
+static int compat_statuses;
 
 static int usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "tb-record: %s%s\n", what, arg ? arg : "");
     fputs("Try 'tb-record --help' for more information.\n", stderr);
-    return RECORD_EXIT_FAILURE;
+    return compat_statuses ? RECORD_EXIT_TB_USAGE : RECORD_EXIT_FAILURE;
+}
+
+/* A sensor, --exec or sensors-file specification that cannot be used:
+ * thermobench exits 1 for these, and 64 only for the command line's form. */
+static int spec_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "tb-record: %s%s\n", what, arg ? arg : "");
+    return compat_statuses ? RECORD_EXIT_TB_FAILURE : RECORD_EXIT_FAILURE;
+}
+
+/* thermobench's behaviour is asked for by its name (a link named
+ * thermobench) or by --compat=thermobench anywhere among the options. */
+static int wants_compat(int argc, char **argv, const struct option *options)
+{
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    if (strcmp(base, "thermobench") == 0)
+        return 1;
+    int c, found = 0;
+    while ((c = getopt_long(argc, argv, OPTSTRING, options, NULL)) != -1)
+        if (c == OPT_COMPAT && strcmp(optarg, "thermobench") == 0)
+            found = 1;
+    optind = 0;   /* the real parse starts afresh (glibc and musl) */
+    return found;
 }
 
 static int parse_number(const char *arg, double *x)
@@ -121,6 +161,17 @@ static int push_string(char ***v, size_t *n, const char *s)
     return 0;
 }
 
+/* Note that a column of KIND came next on the command line. */
+static int note_given(struct record_settings *s, enum given_kind kind, size_t index)
+{
+    struct given_column *ng = realloc(s->given, (s->ngiven + 1) * sizeof *ng);
+    if (!ng)
+        return -1;
+    s->given = ng;
+    ng[s->ngiven++] = (struct given_column){kind, index};
+    return 0;
+}
+
 /* -c KEY, or with a * the key of each CPU of the machine: the per-CPU
  * keys a benchmark prints (tb-load's CPU<n>_work_done), so that a user
  * need not list them.  The header is written before the benchmark says
@@ -129,7 +180,8 @@ static int add_column(struct record_settings *s, const char *key, char *err, siz
 {
     const char *star = strchr(key, '*');
     if (!star) {
-        if (push_string(&s->columns, &s->ncolumns, key) == 0)
+        if (push_string(&s->columns, &s->ncolumns, key) == 0 &&
+            note_given(s, GIVEN_KEY, s->ncolumns - 1) == 0)
             return 0;
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -149,7 +201,7 @@ static int add_column(struct record_settings *s, const char *key, char *err, siz
         }
         int rc = push_string(&s->columns, &s->ncolumns, name);
         free(name);
-        if (rc < 0) {
+        if (rc < 0 || note_given(s, GIVEN_KEY, s->ncolumns - 1) < 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -305,6 +357,10 @@ static int add_sensor(struct record_settings *s, const char *spec,
     }
     s->sensors = ns;
     ns[s->nsensors++] = sp;
+    if (note_given(s, GIVEN_SENSOR, s->nsensors - 1) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -322,6 +378,10 @@ static int add_exec(struct record_settings *s, const char *spec, char *err, size
     }
     s->execs = ne;
     ne[s->nexecs++] = e;
+    if (note_given(s, GIVEN_EXEC, s->nexecs - 1) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -372,10 +432,6 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
 
 int record_parse_arguments(int argc, char **argv, struct record_settings *s)
 {
-    enum {
-        OPT_SYSFS_ROOT = 256, OPT_PROCFS_ROOT, OPT_SCHED_DEADLINE, OPT_UNBUFFERED,
-        OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META, OPT_COOLDOWN, OPT_WINDOW,
-    };
     static const struct option options[] = {
         {"time", required_argument, NULL, 't'},
         {"cooldown", required_argument, NULL, OPT_COOLDOWN},
@@ -405,6 +461,7 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         {"procfs-root", required_argument, NULL, OPT_PROCFS_ROOT},
         {"meta", required_argument, NULL, OPT_META},
         {"no-meta", no_argument, NULL, OPT_NO_META},
+        {"compat", required_argument, NULL, OPT_COMPAT},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -419,9 +476,9 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         .wait_timeout_s = 600, .fan_on = -1, .argc = argc, .argv = argv,
     };
     opterr = 0;
-    /* "+": options end at the benchmark's name, as in thermobench. */
-    while ((c = getopt_long(argc, argv, "+:t:p:o:O:n:S:s:c:le:Euw:W:f:F::rAvhV",
-                            options, NULL)) != -1) {
+    s->compat = compat_statuses = wants_compat(argc, argv, options);
+    s->no_meta = s->compat;   /* thermobench's layout: the header is line 2 */
+    while ((c = getopt_long(argc, argv, OPTSTRING, options, NULL)) != -1) {
         switch (c) {
         /* Bounded so that they stay nanosecond counts of 64 bits (and
          * sensible): a century of run, a day of period. */
@@ -448,23 +505,29 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         case 'n': s->name = optarg; break;
         case 'S':
             if (add_sensor(s, optarg, err, sizeof err) < 0)
-                return usage_error("--sensor: ", err);
+                return spec_error("--sensor: ", err);
             break;
         case 's':
             if (record_read_sensors_file(optarg, s, err, sizeof err) < 0)
-                return usage_error("--sensors_file: ", err);
+                return spec_error("--sensors_file: ", err);
             break;
         case 'c':
             if (add_column(s, optarg, err, sizeof err) < 0)
                 return usage_error("--column: ", err);
             break;
-        case 'l': s->stdout_column = 1; break;
+        case 'l':
+            if (!s->stdout_column++ && note_given(s, GIVEN_STDOUT, 0) < 0)
+                return usage_error("out of memory", NULL);
+            break;
         case 'e':
             if (add_exec(s, optarg, err, sizeof err) < 0)
-                return usage_error("--exec: ", err);
+                return spec_error("--exec: ", err);
             break;
         case 'E': s->exec_wait = 1; break;
-        case 'u': s->cpu_usage = 1; break;
+        case 'u':
+            if (!s->cpu_usage++ && note_given(s, GIVEN_CPU_LOADS, 0) < 0)
+                return usage_error("out of memory", NULL);
+            break;
         case 'w':
             if (parse_number(optarg, &s->wait_temp) < 0)
                 return usage_error("--wait wants a temperature in °C, not ", optarg);
@@ -521,6 +584,10 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
             break;
         }
         case OPT_NO_META: s->no_meta = 1; break;
+        case OPT_COMPAT:
+            if (strcmp(optarg, "thermobench") != 0)
+                return usage_error("--compat knows only thermobench, not ", optarg);
+            break;
         case 'v': s->verbose = 1; break;
         case 'h':
             fputs(usage_text, stdout);
@@ -568,4 +635,5 @@ void record_settings_free(struct record_settings *s)
     for (size_t i = 0; i < s->nmetas; i++)
         free(s->metas[i]);
     free(s->metas);
+    free(s->given);
 }

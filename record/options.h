@@ -16,6 +16,9 @@ enum record_exit {
     RECORD_EXIT_FAILURE = 125,      /* usage, a sensor, the output */
     RECORD_EXIT_CANNOT_EXEC = 126,  /* the benchmark cannot be executed */
     RECORD_EXIT_NOT_FOUND = 127,    /* the benchmark does not exist */
+    /* --compat=thermobench, or called as thermobench: its statuses */
+    RECORD_EXIT_TB_FAILURE = 1,     /* a bad spec, a sensor, the output */
+    RECORD_EXIT_TB_USAGE = 64,      /* a bad command line (argp's EX_USAGE) */
 };
 
 struct sensor_spec {
@@ -35,6 +38,14 @@ struct exec_spec {
     char *cmd;
     struct exec_column *cols;
     size_t ncols;
+};
+
+/* A column (or block of columns) in the order the command line gave it:
+ * thermobench's column order, which --compat keeps. */
+enum given_kind { GIVEN_SENSOR, GIVEN_CPU_LOADS, GIVEN_KEY, GIVEN_STDOUT, GIVEN_EXEC };
+struct given_column {
+    enum given_kind kind;
+    size_t index;   /* into sensors, columns or execs */
 };
 
 struct record_settings {
@@ -72,13 +83,18 @@ struct record_settings {
     char **metas;              /* "KEY=VALUE" */
     size_t nmetas;
     int no_meta;
+    int compat;                /* --compat=thermobench, or called thermobench */
+    struct given_column *given; /* sensors, keys, helpers... as given */
+    size_t ngiven;
     char **bench_argv;         /* NULL when no benchmark is run */
     char **argv;               /* our own command line, for the CSV */
     int argc;
 };
 
 /* Parse the command line into S.  Returns -1 to go on recording, or the
- * exit status (after --help, --version or a usage error, which is printed). */
+ * exit status (after --help, --version or a usage error, which is printed).
+ * Called as thermobench (argv[0]) or given --compat=thermobench, S->compat
+ * is set and the statuses are thermobench's. */
 int record_parse_arguments(int argc, char **argv, struct record_settings *s);
 
 /* Parse "FILE [NAME [UNIT]]"; 0, or -1 with a message in ERR. */

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,7 +385,9 @@ static int sensor_init(struct sensor *sn, const struct record_settings *s,
         return -1;
     }
     char *dname = name ? strdup(name) : default_name(sn->path);
-    if (!unit)
+    /* thermobench's headers carry only the unit the user gave */
+    sn->as_thermobench = s->compat;
+    if (!unit && !s->compat)
         unit = default_unit(sn->path);
     int rc = dname ? (unit ? asprintf(&sn->header, "%s/%s", dname, unit)
                            : asprintf(&sn->header, "%s", dname))
@@ -462,7 +465,8 @@ int sensors_open(const struct record_settings *s, struct sensor **out,
             rc = sensor_init(&sensors[i], s, &f, sp->name, sp->unit, err, errlen);
         } else {
             const struct found *f = &l.v[i - s->nsensors];
-            rc = sensor_init(&sensors[i], s, f, f->name, f->unit, err, errlen);
+            const char *unit = s->compat && !s->all_sensors ? NULL : f->unit;
+            rc = sensor_init(&sensors[i], s, f, f->name, unit, err, errlen);
         }
     }
     if (rc == 0 && make_headers_unique(sensors, count) < 0) {
@@ -515,6 +519,25 @@ static int first_number(char *buf)
     return is_decimal(buf) ? 0 : -1;
 }
 
+/* BUF's number as thermobench writes it: scanf("%lf") takes what strtod
+ * takes (hex, inf, "45000abc" as 45000), printf("%g") prints it.  %g
+ * keeps six digits; where that would change the value (an energy counter
+ * in µJ) the shortest exact form is written instead: thermobench's
+ * layout, not its lost digits.  0, or -1 when there is no number. */
+static int thermobench_number(char *buf, size_t size)
+{
+    char *end;
+    double v = strtod(buf, &end);
+    if (end == buf)
+        return -1;
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (!isfinite(v) || strtod(buf, NULL) == v)
+            break;
+    }
+    return 0;
+}
+
 int sensor_check(struct sensor *sensor)
 {
     struct stat st;
@@ -553,7 +576,10 @@ int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size)
      * never record it cut. */
     size_t lead = n > 0 ? strspn(buf, " \t\r\n") : 0;
     sensor->too_long = n == (ssize_t)(size - 1) && lead + strcspn(buf + lead, " \t\r\n") == (size_t)n;
-    if (n < 0 || sensor->too_long || first_number(buf) < 0) {
+    int bad = n < 0 || sensor->too_long ||
+              (sensor->as_thermobench && sensor->kind == SENSOR_FILE ? thermobench_number(buf, size)
+                                                                     : first_number(buf)) < 0;
+    if (bad) {
         snprintf(buf, size, "nan");
         sensor->have_prev = 0;
         return -1;

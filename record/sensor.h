@@ -33,6 +33,7 @@ struct sensor {
     double prev_energy; /* µJ, and when, for SENSOR_POWER */
     int64_t prev_ns;
     int have_prev;
+    int as_thermobench; /* --compat: the number as thermobench prints it */
 };
 
 /* Open the sensors S asks for: -S and sensors files, every sensor found
@@ -51,8 +52,10 @@ int sensors_trip_metas(const struct sensor *v, size_t n, char ***metas, size_t *
 
 /* Read SENSOR at time NOW_NS into BUF: the kernel's text for a file
  * ("41300"), a power with 6 digits, "nan" when it cannot be read, "" when
- * there is no value yet (a power's first sample).  Returns 0, or -1 when
- * the read failed. */
+ * there is no value yet (a power's first sample).  With --compat, a file's
+ * value is read and printed as thermobench does (scanf's %lf, printf's %g,
+ * more digits only where %g would change the number).  Returns 0, or -1
+ * when the read failed. */
 int sensor_read(struct sensor *sensor, int64_t now_ns, char *buf, size_t size);
 
 /* Whether SENSOR's path still leads to the file it reads (checked once a

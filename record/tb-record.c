@@ -78,6 +78,7 @@ struct recorder {
     void **pfd_owner;
 
     const char **headers;   /* every column after time */
+    size_t *order;          /* --compat: the file's order of the columns */
     char **owned_headers;   /* the ones built here */
     size_t ncols;
     size_t col_cpu, col_bench, col_stdout, col_exec, col_running, col_window;
@@ -273,7 +274,7 @@ static void on_benchmark_line(void *ctx, char *line)
     }
     if (r->s->stdout_column)
         event_put(r, r->col_stdout, line);
-    else
+    else if (!r->s->compat)   /* thermobench drops them */
         fprintf(r->echo, "%s\n", line);
 }
 
@@ -718,8 +719,44 @@ static int add_header(struct recorder *r, char *owned, const char *name)
     return 0;
 }
 
-/* Every column, in file order: sensors, CPU loads, benchmark keys,
- * stdout, helpers. */
+/* --compat: the file's columns in the order the command line gave them,
+ * as thermobench adds them; the sensors found without being named, the
+ * cool-down and window columns after those. */
+static int order_as_given(struct recorder *r)
+{
+    const struct record_settings *s = r->s;
+    size_t n = 0, *order = malloc((r->ncols ? r->ncols : 1) * sizeof *order);
+    char *placed = calloc(r->ncols ? r->ncols : 1, 1);
+
+    if (!order || !placed) {
+        free(order);
+        free(placed);
+        return -1;
+    }
+    for (size_t g = 0; g < s->ngiven; g++) {
+        size_t first = 0, count = 1;
+        const struct given_column *gc = &s->given[g];
+        switch (gc->kind) {
+        case GIVEN_SENSOR: first = gc->index; break;
+        case GIVEN_CPU_LOADS: first = r->col_cpu; count = r->have_cpu ? r->cpu.ncpu : 0; break;
+        case GIVEN_KEY: first = r->col_bench + gc->index; break;
+        case GIVEN_STDOUT: first = r->col_stdout; break;
+        case GIVEN_EXEC: first = r->helpers[gc->index].first_col; count = s->execs[gc->index].ncols; break;
+        }
+        for (size_t c = first; c < first + count && c < r->ncols; c++)
+            if (!placed[c]++)
+                order[n++] = c;
+    }
+    for (size_t c = 0; c < r->ncols; c++)
+        if (!placed[c])
+            order[n++] = c;
+    free(placed);
+    r->order = order;
+    return 0;
+}
+
+/* Every column, in the cells' order: sensors, CPU loads, benchmark keys,
+ * stdout, helpers (the file's order too, unless --compat). */
 static int build_columns(struct recorder *r, char *err, size_t errlen)
 {
     const struct record_settings *s = r->s;
@@ -772,6 +809,8 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
     r->event = calloc(r->ncols ? r->ncols : 1, sizeof *r->event);
     if (!r->text || !r->cells || !r->pending || !r->event)
         goto oom;
+    if (s->compat && order_as_given(r) < 0)
+        goto oom;
     /* Two columns of one name would make the run unreadable. */
     for (size_t i = 0; i < r->ncols; i++) {
         size_t ni = strcspn(r->headers[i], "/");
@@ -794,6 +833,7 @@ static void recorder_free(struct recorder *r)
     if (r->have_cpu)
         cpu_load_close(&r->cpu);
     free(r->helpers);
+    free(r->order);
     free(r->pfd);
     free(r->pfd_owner);
     for (size_t i = 0; r->owned_headers && i < r->ncols; i++)
@@ -874,7 +914,10 @@ int main(int argc, char **argv)
         record_settings_free(&s);
         return fflush(stdout) == 0 ? RECORD_EXIT_OK : RECORD_EXIT_FAILURE;
     }
-    status = RECORD_EXIT_FAILURE;
+    /* a failure of tb-record's own: thermobench's 1, or 125 (not a
+     * status a benchmark is likely to give) */
+    const int failure = s.compat ? RECORD_EXIT_TB_FAILURE : RECORD_EXIT_FAILURE;
+    status = failure;
     install_signals(&unblocked);
     r.rng = (uint64_t)now_ns() | 1;
     prctl(PR_SET_TIMERSLACK, 1UL);   /* wake at the deadline, not up to 50 µs after */
@@ -911,7 +954,7 @@ int main(int argc, char **argv)
             goto fail;
         }
         if (wait_until_cool(&r, &unblocked) < 0) {
-            status = stop_signal ? 128 + stop_signal : RECORD_EXIT_FAILURE;
+            status = stop_signal ? 128 + stop_signal : failure;
             goto out;
         }
     }
@@ -927,6 +970,7 @@ int main(int argc, char **argv)
     if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
         goto fail;
     r.echo = r.out.is_stdout ? stderr : stdout;
+    r.out.order = r.order;
     if (csvw_preamble(&r.out, argc, argv, s.no_meta, s.period_ms, s.metas, s.nmetas,
                       r.headers, r.ncols) < 0) {
         snprintf(err, sizeof err, "%s: write error: %s", path, strerror(errno));
@@ -1008,7 +1052,7 @@ int main(int argc, char **argv)
         r.write_failed = 1;
     }
     if (r.write_failed)
-        status = RECORD_EXIT_FAILURE;
+        status = failure;
     else if (stop_signal)
         status = 128 + stop_signal;
     goto out;
