@@ -66,6 +66,31 @@ struct helper {
     int running;
 };
 
+/* A value kept for a later row, in a buffer that is kept too: in steady
+ * state no value costs an allocation. */
+struct held {
+    char *text;
+    size_t cap;
+    int set;
+};
+
+/* Keep VALUE in H; 0, or -1 when there is no memory for it. */
+static int held_put(struct held *h, const char *value)
+{
+    size_t n = strlen(value) + 1;
+    if (n > h->cap) {
+        size_t cap = n < 64 ? 64 : n;
+        char *t = realloc(h->text, cap);
+        if (!t)
+            return -1;
+        h->text = t;
+        h->cap = cap;
+    }
+    memcpy(h->text, value, n);
+    h->set = 1;
+    return 0;
+}
+
 struct recorder {
     const struct record_settings *s;
     struct sensor *sensors;
@@ -85,8 +110,8 @@ struct recorder {
 
     char (*text)[VALUE_MAX];    /* a value buffer per column */
     const char **cells;         /* the row being written */
-    char **pending;             /* @COL values waiting for a sample row */
-    char **event;               /* values read together, for one row */
+    struct held *pending;       /* @COL values waiting for a sample row */
+    struct held *event;         /* values read together, for one row */
     int64_t event_t;            /* when the first of them came */
     int have_event;
 
@@ -196,17 +221,15 @@ static void sample(struct recorder *r)
     }
     int any = r->col_bench > 0;   /* sampled columns, or values riding along */
     for (size_t c = r->col_exec; c < r->ncols; c++) {
-        if (r->pending[c]) {
-            r->cells[c] = r->pending[c];   /* whole, however long */
+        if (r->pending[c].set) {
+            r->cells[c] = r->pending[c].text;   /* whole, however long */
             any = 1;
         }
     }
     if (any)
         write_cells(r, t);
-    for (size_t c = r->col_exec; c < r->ncols; c++) {
-        free(r->pending[c]);
-        r->pending[c] = NULL;
-    }
+    for (size_t c = r->col_exec; c < r->ncols; c++)
+        r->pending[c].set = 0;
     r->samples++;
 }
 
@@ -214,10 +237,9 @@ static void sample(struct recorder *r)
 static void write_pending(struct recorder *r)
 {
     for (size_t c = r->col_exec; c < r->ncols; c++) {
-        if (r->pending[c]) {
-            write_event(r, c, r->pending[c]);
-            free(r->pending[c]);
-            r->pending[c] = NULL;
+        if (r->pending[c].set) {
+            write_event(r, c, r->pending[c].text);
+            r->pending[c].set = 0;
         }
     }
 }
@@ -228,12 +250,10 @@ static void event_flush(struct recorder *r)
     if (!r->have_event)
         return;
     for (size_t c = 0; c < r->ncols; c++)
-        r->cells[c] = r->event[c];
+        r->cells[c] = r->event[c].set ? r->event[c].text : NULL;
     write_cells(r, r->event_t);
-    for (size_t c = 0; c < r->ncols; c++) {
-        free(r->event[c]);
-        r->event[c] = NULL;
-    }
+    for (size_t c = 0; c < r->ncols; c++)
+        r->event[c].set = 0;
     r->have_event = 0;
 }
 
@@ -242,17 +262,15 @@ static void event_flush(struct recorder *r)
  * them (printf 'a=1\nb=2\n' is one row). */
 static void event_put(struct recorder *r, size_t col, const char *value)
 {
-    if (r->event[col])
+    if (r->event[col].set)
         event_flush(r);
-    char *copy = strdup(value);
-    if (!copy) {   /* no memory to hold it: a row of its own */
+    if (!r->have_event)
+        r->event_t = now_ns();
+    if (held_put(&r->event[col], value) < 0) {   /* no memory to hold it: a row of its own */
         event_flush(r);
         write_event(r, col, value);
         return;
     }
-    if (!r->have_event)
-        r->event_t = now_ns();
-    r->event[col] = copy;
     r->have_event = 1;
 }
 
@@ -289,13 +307,10 @@ static void put_helper_value(struct recorder *r, size_t col, int keep_last, cons
         event_put(r, col, value);
         return;
     }
-    char *copy = strdup(value);
-    if (!copy) {   /* no memory to hold it for the next row: a row of its own */
+    if (held_put(&r->pending[col], value) < 0) {   /* no memory to hold it: a row of its own */
+        r->pending[col].set = 0;
         write_event(r, col, value);
-        return;
     }
-    free(r->pending[col]);
-    r->pending[col] = copy;
 }
 
 static void on_helper_line(void *ctx, char *line)
@@ -841,10 +856,10 @@ static void recorder_free(struct recorder *r)
     free(r->owned_headers);
     free(r->headers);
     for (size_t i = 0; r->pending && i < r->ncols; i++)
-        free(r->pending[i]);
+        free(r->pending[i].text);
     free(r->pending);
     for (size_t i = 0; r->event && i < r->ncols; i++)
-        free(r->event[i]);
+        free(r->event[i].text);
     free(r->event);
     free(r->text);
     free(r->cells);
