@@ -27,6 +27,36 @@ void tb_print_left(FILE *f, const char *s, size_t width)
         fputc(' ', f);
 }
 
+void tb_print_right(FILE *f, const char *s, size_t width)
+{
+    for (size_t w = tb_display_width(s); w < width; w++)
+        fputc(' ', f);
+    fputs(s, f);
+}
+
+int tb_interval_decimals(double value, double lo, double hi, int fallback)
+{
+    double side = fmin(value - lo, hi - value);
+    if (!(isfinite(side) && side > 0))
+        side = hi - lo;
+    if (!(isfinite(side) && side > 0))
+        return fallback;
+    int d = 1 - (int)floor(log10(side));
+    return d < 0 ? 0 : d > 6 ? 6 : d;
+}
+
+void tb_format_number(char *buf, size_t size, double x, int decimals, int sign)
+{
+    if (!isfinite(x))
+        snprintf(buf, size, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    else if (fabs(x) >= 1e5)
+        snprintf(buf, size, sign ? "%+.3g" : "%.3g", x);
+    else if (x != 0 && fabs(x) < 0.5 * pow(10, -decimals))
+        snprintf(buf, size, sign ? "%+.2g" : "%.2g", x);
+    else
+        snprintf(buf, size, sign ? "%+.*f" : "%.*f", decimals, x);
+}
+
 void tb_csv_number(FILE *f, double x)
 {
     if (!isnan(x))

@@ -16,6 +16,21 @@ size_t tb_display_width(const char *s);
 /* S left-aligned in WIDTH columns. */
 void tb_print_left(FILE *f, const char *s, size_t width);
 
+/* S right-aligned in WIDTH columns. */
+void tb_print_right(FILE *f, const char *s, size_t width);
+
+/* The one numeric style of the text reports: the decimals that show an
+ * estimate VALUE [LO, HI] with two significant digits of its interval's
+ * narrower side (53.00 [52.83, 53.17]; τ 0.7123 [0.7120, 0.7126], not
+ * 0.7 [0.7, 0.7]), from 0 to 6; FALLBACK when the interval is unknown or
+ * empty. */
+int tb_interval_decimals(double value, double lo, double hi, int fallback);
+
+/* X with DECIMALS decimals ("%+" with SIGN) into BUF; %.3g when it is too
+ * large to read so; an interval's end that DECIMALS would round to 0 with
+ * two significant digits (a τ's lower end of 0.07 s is not 0). */
+void tb_format_number(char *buf, size_t size, double x, int decimals, int sign);
+
 /* X as a CSV field: %.10g, empty when NaN. */
 void tb_csv_number(FILE *f, double x);
 

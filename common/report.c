@@ -215,28 +215,18 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     fputc('}', f);
 }
 
-/* X with DIGITS decimals, or in %g form when it is too large to read so
- * (the kᵢ of a degenerate fit). */
-static void text_number(FILE *f, double x, int digits)
-{
-    if (fabs(x) < 1e5)
-        fprintf(f, "%.*f", digits, x);
-    else
-        fprintf(f, "%.3g", x);
-}
-
-/* "52.68 [52.62, 52.73]" */
+/* "52.68 [52.62, 52.73]": decimals from the interval (tb_interval_decimals) */
 static void text_estimate(FILE *f, const tb_estimate *e, int digits)
 {
-    text_number(f, e->value, digits);
+    char v[48], lo[48], hi[48];
+    digits = tb_interval_decimals(e->value, e->lo, e->hi, digits);
+    tb_format_number(v, sizeof v, e->value, digits, 0);
     if (isfinite(e->lo) && isfinite(e->hi)) {
-        fputs(" [", f);
-        text_number(f, e->lo, digits);
-        fputs(", ", f);
-        text_number(f, e->hi, digits);
-        fputc(']', f);
+        tb_format_number(lo, sizeof lo, e->lo, digits, 0);
+        tb_format_number(hi, sizeof hi, e->hi, digits, 0);
+        fprintf(f, "%s [%s, %s]", v, lo, hi);
     } else {
-        fputs(" [interval unknown]", f);
+        fprintf(f, "%s [interval unknown]", v);
     }
 }
 
@@ -528,21 +518,35 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
         return;
     }
     fprintf(f, "%s: %s: run length for T∞ within ±%g °C\n", file, column, tolerance);
-    fprintf(f, "  %9s %7s %9s %21s  %s\n", "length/s", "points", "T∞/°C",
-            "interval", "");
+    /* one column of decimals, those the full run's interval carries */
+    int d = tb_interval_decimals(rl->t_inf.value, rl->t_inf.lo, rl->t_inf.hi, 2);
+    fputs("  ", f);
+    tb_print_right(f, "length/s", 9);
+    fputs(" ", f);
+    tb_print_right(f, "points", 7);
+    fputs(" ", f);
+    tb_print_right(f, "T∞/°C", 9);
+    fputs(" ", f);
+    tb_print_right(f, "interval", 25);
+    fputc('\n', f);
     for (size_t k = 0; k < rl->nprefix; k++) {
         const tb_prefix *p = &rl->prefix[k];
         if (!p->ok) {
-            fprintf(f, "  %9.0f %7zu %9s %21s  fit failed\n", p->length, p->n, "-", "");
+            fprintf(f, "  %9.0f %7zu %9s %25s  fit failed\n", p->length, p->n, "-", "");
             continue;
         }
-        char ci[64];
-        snprintf(ci, sizeof ci, "[%.2f, %.2f]", p->t_inf.lo, p->t_inf.hi);
-        fprintf(f, "  %9.0f %7zu %9.2f %21s  %s %s\n", p->length, p->n, p->t_inf.value, ci,
+        char v[48], lo[48], hi[48], ci[128];
+        tb_format_number(v, sizeof v, p->t_inf.value, d, 0);
+        tb_format_number(lo, sizeof lo, p->t_inf.lo, d, 0);
+        tb_format_number(hi, sizeof hi, p->t_inf.hi, d, 0);
+        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        fprintf(f, "  %9.0f %7zu %9s %25s  %s %s\n", p->length, p->n, v, ci,
                 p->within ? "within" : "      ", tb_fit_flags_text(p->flags, flags, sizeof flags));
     }
-    fprintf(f, "  full run: T∞ %.2f °C; the fitted curve settles within %g °C after %.0f s\n",
-            rl->t_inf.value, tolerance, rl->settle);
+    char full[48];
+    tb_format_number(full, sizeof full, rl->t_inf.value, d, 0);
+    fprintf(f, "  full run: T∞ %s °C; the fitted curve settles within %g °C after %.0f s\n",
+            full, tolerance, rl->settle);
     if (isfinite(rl->shortest))
         fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞'s interval stays within "
                    "±%g °C of the full run's T∞\n", rl->shortest, rl->shortest / 60, tolerance);

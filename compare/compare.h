@@ -83,12 +83,15 @@ int compare_cache_write(const char *key, const tb_result *rows, size_t n, char *
 
 enum compare_metric { M_TINF, M_TAU1, M_OPS = M_TAU1 + TB_FIT_MAX_ORDER, M_COUNT };
 
+/* Metric M's name in the machine formats (T_inf, tau1, ops_per_s), or
+ * with TEXT in the text reports (T∞, τ1, operations/s). */
 const char *compare_metric_name(int m, char *buf, size_t size);
+const char *compare_metric_label(int m, int text, char *buf, size_t size);
 
 struct compare_cell {     /* one metric of one group of one column */
     size_t n;
-    double mean, half, sd;   /* half: of the mean's confidence interval */
-    double *x;
+    double mean, lo, hi, sd; /* lo, hi: the mean's confidence interval */
+    double *x;               /* the values; of a τ, their logarithms */
 };
 
 struct compare_test {     /* one group against the baseline, one metric */
@@ -109,6 +112,8 @@ struct compare_table {
     struct compare_cell *cells;   /* [column][group][metric] */
     struct compare_test *tests;
     size_t ntests;
+    int *order_lo, *order_hi;     /* [column]: the fits' orders; τ are
+                                     compared only where they agree */
 };
 
 /* Columns and groups in order, each metric's values, the tests against

@@ -24,18 +24,50 @@ static const char *unit_of(int m)
     return m == M_TINF ? "°C" : m == M_OPS ? "operations/s" : "s";
 }
 
-/* "[lo, hi]", or blanks of the same width for a group of one run. */
-static void print_interval(const struct compare_cell *c, int digits, int width)
+/* The decimals of metric M's column in column C: enough for the
+ * narrowest interval of any group, so that the groups' values line up. */
+static int column_decimals(const struct compare_table *t, size_t c, int m, int fallback)
 {
-    if (isfinite(c->half))
-        printf("[%*.*f, %*.*f]", width, digits, c->mean - c->half, width, digits, c->mean + c->half);
+    int d = -1;
+    for (size_t g = 0; g < t->ngroups; g++) {
+        const struct compare_cell *cl = compare_cell_at(t, c, g, m);
+        if (cl->n && isfinite(cl->lo))
+            d = fmax(d, tb_interval_decimals(cl->mean, cl->lo, cl->hi, fallback));
+    }
+    return d < 0 ? fallback : d;
+}
+
+/* "52.00 [51.97, 52.04]" of a group's cell; its mean alone for one run. */
+static void cell_text(const struct compare_cell *cl, int d, char *out, size_t size)
+{
+    char v[48], lo[48], hi[48];
+    tb_format_number(v, sizeof v, cl->mean, d, 0);
+    if (!isfinite(cl->lo)) {
+        snprintf(out, size, "%s", cl->n ? v : "");
+        return;
+    }
+    tb_format_number(lo, sizeof lo, cl->lo, d, 0);
+    tb_format_number(hi, sizeof hi, cl->hi, d, 0);
+    snprintf(out, size, "%s [%s, %s]", v, lo, hi);
+}
+
+/* "+0.99 °C [+0.96, +1.02]": a group's change from the baseline. */
+static void change_text(const struct compare_test *k, char *out, size_t size)
+{
+    char d[48], lo[48], hi[48];
+    int dig = tb_interval_decimals(k->w.diff, k->w.lo, k->w.hi, k->metric == M_TINF ? 2 : 0);
+    tb_format_number(d, sizeof d, k->w.diff, dig, 1);
+    tb_format_number(lo, sizeof lo, k->w.lo, dig, 1);
+    tb_format_number(hi, sizeof hi, k->w.hi, dig, 1);
+    if (k->metric == M_OPS)
+        snprintf(out, size, "%s [%s, %s]", d, lo, hi);
     else
-        printf("%*s", 2 * width + 4, "");
+        snprintf(out, size, "%s %s [%s, %s]", d, unit_of(k->metric), lo, hi);
 }
 
 static void print_text(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
 {
-    char buf[32];
+    char buf[32], cell[160];
     size_t wg = strlen("group");
     for (size_t g = 0; g < t->ngroups; g++)
         if (tb_display_width(t->groups[g]) > wg)
@@ -43,36 +75,59 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
     for (size_t c = 0; c < t->ncolumns; c++) {
         printf("%s%s: groups by %s, baseline %s\n", c ? "\n" : "", t->columns[c], s->group_by,
                t->groups[t->baseline]);
+        if (t->order_lo[c] != t->order_hi[c])
+            printf("  τ not compared: fits of orders %d to %d (their τᵢ are different time "
+                   "constants; fit every run with one --order)\n", t->order_lo[c], t->order_hi[c]);
+        /* the metrics shown, each column as wide as its widest cell */
+        int shown[M_COUNT], ns = 0, dec[M_COUNT];
+        size_t width[M_COUNT];
+        char head[M_COUNT][48];
+        for (int m = 0; m < M_COUNT; m++) {
+            if (!compare_cell_at(t, c, t->baseline, m)->n)
+                continue;
+            shown[ns] = m;
+            dec[ns] = column_decimals(t, c, m, m == M_OPS ? 0 : m == M_TINF ? 2 : 1);
+            snprintf(head[ns], sizeof head[ns], m == M_OPS ? "%s" : "%s %s (interval)",
+                     compare_metric_label(m, 1, buf, sizeof buf), unit_of(m));
+            width[ns] = tb_display_width(head[ns]);
+            for (size_t g = 0; g < t->ngroups; g++) {
+                cell_text(compare_cell_at(t, c, g, m), dec[ns], cell, sizeof cell);
+                if (tb_display_width(cell) > width[ns])
+                    width[ns] = tb_display_width(cell);
+            }
+            ns++;
+        }
         printf("  ");
         tb_print_left(stdout, "group", wg);
-        printf("  runs  %-24s %7s", "T∞ °C  (interval)", "sd");
-        for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
-            if (compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
-                printf("  τ%d s (interval)      ", j + 1);
-        if (compare_cell_at(t, c, t->baseline, M_OPS)->n)
-            printf("  operations/s");
+        printf("  runs");
+        for (int i = 0; i < ns; i++) {
+            printf("  ");
+            tb_print_left(stdout, head[i], i + 1 < ns || shown[i] == M_TINF ? width[i] : 0);
+            if (shown[i] == M_TINF)
+                printf("  %7s", "sd");
+        }
         putchar('\n');
         for (size_t g = 0; g < t->ngroups; g++) {
-            const struct compare_cell *ti = compare_cell_at(t, c, g, M_TINF);
             printf("  ");
             tb_print_left(stdout, t->groups[g], wg);
-            printf("  %4zu  %6.2f ", ti->n, ti->mean);
-            print_interval(ti, 2, 6);
-            printf(" %7.3f", ti->sd);
-            for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
-                if (!compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
-                    continue;
-                const struct compare_cell *tc = compare_cell_at(t, c, g, M_TAU1 + j);
-                printf("  %6.1f ", tc->mean);
-                print_interval(tc, 1, 6);
+            printf("  %4zu", compare_cell_at(t, c, g, M_TINF)->n);
+            for (int i = 0; i < ns; i++) {
+                const struct compare_cell *cl = compare_cell_at(t, c, g, shown[i]);
+                cell_text(cl, dec[i], cell, sizeof cell);
+                printf("  ");
+                tb_print_left(stdout, cell, i + 1 < ns || shown[i] == M_TINF ? width[i] : 0);
+                if (shown[i] == M_TINF) {
+                    char sd[48] = "";
+                    if (isfinite(cl->sd))
+                        tb_format_number(sd, sizeof sd, cl->sd, dec[i] + 1, 0);
+                    printf("  ");
+                    tb_print_right(stdout, sd, 7);
+                }
             }
-            const struct compare_cell *oc = compare_cell_at(t, c, g, M_OPS);
-            if (compare_cell_at(t, c, t->baseline, M_OPS)->n)
-                printf("  %.6g", oc->mean);
             putchar('\n');
         }
-        printf("  versus %s (Welch's t-test, Holm-corrected p, α = %g):\n", t->groups[t->baseline],
-               1 - s->m.fit.level);
+        printf("  versus %s (Welch's t-test%s; Holm-corrected p, α = %g):\n", t->groups[t->baseline],
+               t->order_lo[c] == t->order_hi[c] ? ", τ on a log scale" : "", 1 - s->m.fit.level);
         int any_here = 0;
         for (size_t i = 0; i < t->ntests; i++)
             any_here |= t->tests[i].column == c;
@@ -82,12 +137,14 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             struct compare_test *k = &t->tests[i];
             if (k->column != c)
                 continue;
+            char change[200];
+            change_text(k, change, sizeof change);
             printf("    ");
             tb_print_left(stdout, t->groups[k->group], wg);
-            int dig = k->metric == M_TINF ? 2 : k->metric == M_OPS ? 4 : 1;
-            printf("  %-9s %+9.*f %s [%+.*f, %+.*f]  p %.2g%s%s\n",
-                   compare_metric_name(k->metric, buf, sizeof buf), dig, k->w.diff, unit_of(k->metric), dig,
-                   k->w.lo, dig, k->w.hi, k->p_adj, *k->verdict ? "  " : "",
+            printf("  ");
+            tb_print_left(stdout, compare_metric_label(k->metric, 1, buf, sizeof buf), 14);
+            tb_print_left(stdout, change, 30);
+            printf("  p %.2g%s%s\n", k->p_adj, *k->verdict ? "  " : "",
                    *k->verdict ? (k->regression ? (strcmp(k->verdict, "changed") ? "REGRESSION" : "CHANGED")
                                                 : "improvement")
                                : "");
@@ -117,8 +174,11 @@ static void print_csv(const struct compare_table *t)
                 tb_csv_write_string(stdout, t->columns[c]);
                 putchar(',');
                 tb_csv_write_string(stdout, t->groups[g]);
-                printf(",%s,%zu,%.10g,%.10g,%.10g,", compare_metric_name(m, buf, sizeof buf), cl->n, cl->mean,
-                       cl->mean - cl->half, cl->mean + cl->half);
+                printf(",%s,%zu,%.10g,", compare_metric_name(m, buf, sizeof buf), cl->n, cl->mean);
+                tb_csv_number(stdout, cl->lo);
+                putchar(',');
+                tb_csv_number(stdout, cl->hi);
+                putchar(',');
                 tb_csv_number(stdout, cl->sd);
                 putchar(',');
                 tb_csv_write_string(stdout, t->groups[t->baseline]);
@@ -157,9 +217,9 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
                 printf(", \"metric\": \"%s\", \"runs\": %zu, \"mean\": ", compare_metric_name(m, buf, sizeof buf), cl->n);
                 tb_json_number(stdout, cl->mean);
                 printf(", \"lo\": ");
-                tb_json_number(stdout, cl->mean - cl->half);
+                tb_json_number(stdout, cl->lo);
                 printf(", \"hi\": ");
-                tb_json_number(stdout, cl->mean + cl->half);
+                tb_json_number(stdout, cl->hi);
                 printf(", \"sd\": ");
                 tb_json_number(stdout, cl->sd);
                 putchar('}');
@@ -209,13 +269,19 @@ static void print_markdown(const struct compare_settings *s, const struct compar
                 printf("---|");
         putchar('\n');
         for (size_t g = 0; g < t->ngroups; g++) {
+            char cell[160], sd[48] = "";
             const struct compare_cell *ti = compare_cell_at(t, c, g, M_TINF);
-            printf("| %s | %zu | %.2f ± %.2f | %.3f |", t->groups[g], ti->n, ti->mean, ti->half, ti->sd);
+            int d = column_decimals(t, c, M_TINF, 2);
+            cell_text(ti, d, cell, sizeof cell);
+            if (isfinite(ti->sd))
+                tb_format_number(sd, sizeof sd, ti->sd, d + 1, 0);
+            printf("| %s | %zu | %s | %s |", t->groups[g], ti->n, cell, sd);
             for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
                 if (!compare_cell_at(t, c, t->baseline, M_TAU1 + j)->n)
                     continue;
-                const struct compare_cell *tc = compare_cell_at(t, c, g, M_TAU1 + j);
-                printf(" %.1f ± %.1f |", tc->mean, tc->half);
+                cell_text(compare_cell_at(t, c, g, M_TAU1 + j), column_decimals(t, c, M_TAU1 + j, 1),
+                          cell, sizeof cell);
+                printf(" %s |", cell);
             }
             putchar('\n');
         }
@@ -225,9 +291,10 @@ static void print_markdown(const struct compare_settings *s, const struct compar
             struct compare_test *k = &t->tests[i];
             if (k->column != c)
                 continue;
-            printf("| %s | %s | %+.4g %s [%+.3g, %+.3g] | %.2g | %s |\n", t->groups[k->group],
-                   compare_metric_name(k->metric, buf, sizeof buf), k->w.diff, unit_of(k->metric), k->w.lo,
-                   k->w.hi, k->p_adj, *k->verdict ? k->verdict : "–");
+            char change[200];
+            change_text(k, change, sizeof change);
+            printf("| %s | %s | %s | %.2g | %s |\n", t->groups[k->group],
+                   compare_metric_label(k->metric, 1, buf, sizeof buf), change, k->p_adj, *k->verdict ? k->verdict : "–");
         }
         putchar('\n');
     }

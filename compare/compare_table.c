@@ -3,7 +3,10 @@
  * metric (T∞, each τ, operations per second) per column, their means with
  * confidence intervals, Welch's t-test of every group against the baseline
  * with Holm's correction over all tests, and the verdicts the thresholds
- * give.
+ * give.  A τ is positive and spread on a log scale: its mean, interval and
+ * test are taken on ln τ, as tb-fit's intervals are, so no interval holds
+ * a negative time constant.  τᵢ of fits of different orders are different
+ * quantities and are not compared.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,11 +22,16 @@
 
 const char *compare_metric_name(int m, char *buf, size_t size)
 {
+    return compare_metric_label(m, 0, buf, size);
+}
+
+const char *compare_metric_label(int m, int text, char *buf, size_t size)
+{
     if (m == M_TINF)
-        return "T_inf";
+        return text ? "T∞" : "T_inf";
     if (m == M_OPS)
-        return "ops_per_s";
-    snprintf(buf, size, "tau%d", m - M_TAU1 + 1);
+        return text ? "operations/s" : "ops_per_s";
+    snprintf(buf, size, text ? "τ%d" : "tau%d", m - M_TAU1 + 1);
     return buf;
 }
 
@@ -80,14 +88,29 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
         return -1;
     }
     t->cells = calloc(t->ncolumns * t->ngroups * M_COUNT, sizeof *t->cells);
-    if (!t->cells)
+    t->order_lo = calloc(t->ncolumns, sizeof *t->order_lo);
+    t->order_hi = calloc(t->ncolumns, sizeof *t->order_hi);
+    if (!t->cells || !t->order_lo || !t->order_hi)
         goto oom;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
+        int o = rows[i].r.order;
+        if (!t->order_lo[c] || o < t->order_lo[c])
+            t->order_lo[c] = o;
+        if (o > t->order_hi[c])
+            t->order_hi[c] = o;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
         size_t g = index_of(t->groups, t->ngroups, rows[i].group);
         for (int m = 0; m < M_COUNT; m++) {
             double v = metric_of(&rows[i].r, m);
             struct compare_cell *cl = cell_at(t, c, g, m);
+            int tau = m >= M_TAU1 && m < M_OPS;
+            if (tau && t->order_lo[c] != t->order_hi[c])
+                continue;   /* τ2 of two terms is not τ2 of three */
+            if (tau)
+                v = v > 0 ? log(v) : NAN;
             if (!isfinite(v))
                 continue;
             if (!cl->x && !(cl->x = malloc(n * sizeof *cl->x)))
@@ -99,8 +122,25 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
         for (size_t g = 0; g < t->ngroups; g++) {
             for (int m = 0; m < M_COUNT; m++) {
                 struct compare_cell *cl = cell_at(t, c, g, m);
-                cl->mean = tb_mean_ci(cl->x, cl->n, s->m.fit.level, &cl->half);
+                double half;
+                cl->mean = tb_mean_ci(cl->x, cl->n, s->m.fit.level, &half);
+                cl->lo = cl->mean - half;
+                cl->hi = cl->mean + half;
                 cl->sd = cl->n >= 2 ? gsl_stats_sd(cl->x, 1, cl->n) : NAN;
+                if (m >= M_TAU1 && m < M_OPS && cl->n) {   /* back from ln τ: s */
+                    cl->mean = exp(cl->mean);
+                    cl->lo = exp(cl->lo);
+                    cl->hi = exp(cl->hi);
+                    cl->sd = NAN;
+                    if (cl->n >= 2) {
+                        double sum = 0, sum2 = 0;
+                        for (size_t i = 0; i < cl->n; i++) {
+                            sum += exp(cl->x[i]);
+                            sum2 += exp(cl->x[i]) * exp(cl->x[i]);
+                        }
+                        cl->sd = sqrt(fmax(0, (sum2 - sum * sum / (double)cl->n) / (double)(cl->n - 1)));
+                    }
+                }
             }
         }
     }
@@ -119,6 +159,14 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
                 struct compare_test *k = &t->tests[t->ntests];
                 if (tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0)
                     continue;
+                if (m >= M_TAU1 && m < M_OPS) {
+                    /* tested on ln τ; told in s from the baseline's mean:
+                     * the interval of exp(Δ ln τ) scaled by it */
+                    double base = a->mean;
+                    k->w.diff = base * expm1(k->w.diff);
+                    k->w.lo = base * expm1(k->w.lo);
+                    k->w.hi = base * expm1(k->w.hi);
+                }
                 k->column = c;
                 k->group = g;
                 k->metric = m;
@@ -166,6 +214,8 @@ void compare_table_free(struct compare_table *t)
         free(t->cells[i].x);
     free(t->cells);
     free(t->tests);
+    free(t->order_lo);
+    free(t->order_hi);
     free(t->columns);
     free(t->groups);
 }

@@ -321,6 +321,10 @@ int main(int argc, char **argv)
                         "compare it with\n", t.groups[0], s.group_by, inputs);
                 status = TB_EXIT_INPUT;
             }
+            for (size_t c = 0; c < t.ncolumns; c++)   /* said whatever the format */
+                if (t.order_lo[c] != t.order_hi[c])
+                    fprintf(stderr, "tb-compare: %s: fits of orders %d to %d: their τ are not compared "
+                            "(fit every run with one --order)\n", t.columns[c], t.order_lo[c], t.order_hi[c]);
             compare_report(&s, &t, nfailed);
             if (compare_regressed(&t))
                 status = TB_EXIT_FIT;
