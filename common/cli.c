@@ -54,7 +54,7 @@ tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m)
 
 const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit)
 {
-    if (fit->flags & TB_FIT_DEGENERATE)
+    if (!fit || fit->flags & TB_FIT_DEGENERATE)
         return NULL;   /* a physical name on a term the data do not show misleads */
     if (m->nlabels == fit->order)
         return m->labels;

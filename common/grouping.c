@@ -117,7 +117,7 @@ int tb_grouping_sort(const struct tb_grouping *g, char **names, size_t n,
 
 /* The group of FILE by one key HOW (dir or meta:KEY): see tb_grouping_of(). */
 static char *group_by_key(const char *how, const char *file, const tb_run *run,
-                          char *err, size_t errlen)
+                          const tb_result *result, char *err, size_t errlen)
 {
     if (strcmp(how, "dir") == 0) {
         char *copy = strdup(file);
@@ -128,6 +128,12 @@ static char *group_by_key(const char *how, const char *file, const tb_run *run,
         return group;
     }
     const char *key = how + 5;
+    if (!run) {   /* the metadata the results file keeps */
+        char *group = tb_result_meta(result, key);
+        if (!group)
+            snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
+        return group;
+    }
     const char *v = tb_run_meta(run, key);
     char *group = v ? strdup(v) : NULL;
     if (!v)
@@ -136,7 +142,7 @@ static char *group_by_key(const char *how, const char *file, const tb_run *run,
 }
 
 char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,
-                     char *err, size_t errlen)
+                     const tb_result *result, char *err, size_t errlen)
 {
     if (g->have_re) {
         regmatch_t m[2];
@@ -149,6 +155,8 @@ char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run
     int need_run = 0;
     for (size_t k = 0; k < g->nparts; k++)
         need_run |= strcmp(g->parts[k], "dir") != 0;
+    if (result && result->meta)
+        need_run = 0;   /* its metadata came with it */
     if (!run && need_run) {
         if (!(own = tb_run_read(file, NULL, err, errlen)))
             return NULL;   /* the reader's message says which file and why */
@@ -157,7 +165,7 @@ char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run
     /* each key's value, joined by '/' */
     char *joined = NULL;
     for (size_t k = 0; k < g->nparts; k++) {
-        char *one = group_by_key(g->parts[k], file, run, err, errlen), *more = NULL;
+        char *one = group_by_key(g->parts[k], file, run, result, err, errlen), *more = NULL;
         if (!one || asprintf(&more, "%s%s%s", joined ? joined : "", joined ? "/" : "", one) < 0) {
             if (one)
                 snprintf(err, errlen, "out of memory");

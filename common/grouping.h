@@ -39,11 +39,12 @@ void tb_grouping_free(struct tb_grouping *g);
 int tb_grouping_sort(const struct tb_grouping *g, char **names, size_t n,
                      char *err, size_t errlen);
 
-/* The group of the run at FILE (RUN when it is read already; meta:KEY
- * reads FILE otherwise), to free(); NULL with a message in ERR when the
- * path does not match or the run has no such metadata.  With several
- * keys, their values joined by '/' ("fp64-div/50"). */
+/* The group of the run at FILE, to free(); NULL with a message in ERR
+ * when the path does not match or the run has no such metadata.  meta:KEY
+ * is looked up in RUN when it is read already, else in RESULT's metadata
+ * when it carries them (a results file of format 2), else in FILE, read
+ * for it.  With several keys, their values joined by '/' ("fp64-div/50"). */
 char *tb_grouping_of(const struct tb_grouping *g, const char *file, const tb_run *run,
-                     char *err, size_t errlen);
+                     const tb_result *result, char *err, size_t errlen);
 
 #endif

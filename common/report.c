@@ -149,12 +149,9 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     fputc('}', f);
 }
 
-static void report_json(FILE *f, const tb_fit_report *r, int first)
+/* The start of a column's JSON object: which file, column and part. */
+static void json_head(FILE *f, const tb_analysed_column *c, int first)
 {
-    const tb_analysed_column *c = r->c;
-    const tb_fit *fit = c->fit;
-    const tb_fit_series *s = &fit->series[c->series];
-
     fputs(first ? " {" : ",\n {", f);
     fputs("\"file\": ", f);
     tb_json_string(f, c->source);
@@ -162,6 +159,17 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     tb_json_string(f, c->column->name);
     fputs(", \"part\": ", f);
     tb_json_string(f, c->part);
+}
+
+static void report_json(FILE *f, const tb_fit_report *r, int first)
+{
+    const tb_analysed_column *c = r->c;
+    const tb_fit *fit = c->fit;
+    const tb_fit_series *s = &fit->series[c->series];
+
+    json_head(f, c, first);
+    fputs(", \"status\": \"ok\", \"unit\": ", f);
+    tb_json_string(f, c->column->unit ? c->column->unit : "");
     fprintf(f, ", \"order\": %d, \"points\": %zu, \"duration_s\": ", fit->order, s->n);
     json_number(f, s->duration);
     fputs(", \"rss\": ", f);
@@ -440,9 +448,27 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
     }
 }
 
+/* A fit that failed, in JSON: what and why, so that a dashboard can tell
+ * "failed" from "absent". */
+static void report_json_failed(FILE *f, const tb_fit_report *r, int first)
+{
+    const tb_analysed_column *c = r->c;
+    json_head(f, c, first);
+    fputs(", \"status\": \"failed\", \"error\": ", f);
+    tb_json_string(f, c->error ? c->error : "the fit failed");
+    fputc('}', f);
+}
+
 int tb_report_fit(FILE *f, enum tb_format format, const tb_fit_report *r,
                   int max_order, int first)
 {
+    if (!r->c->fit) {   /* the text report leaves it to the error message */
+        if (format == TB_FORMAT_CSV)
+            return report_csv(f, r->c, max_order);
+        if (format == TB_FORMAT_JSON)
+            report_json_failed(f, r, first);
+        return ferror(f) ? -1 : 0;
+    }
     switch (format) {
     case TB_FORMAT_CSV: return report_csv(f, r->c, max_order);
     case TB_FORMAT_JSON: report_json(f, r, first); break;

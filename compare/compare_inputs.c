@@ -55,7 +55,7 @@ static int file_rows(const struct compare_settings *s, struct compare_input *in,
                      tb_result *rows, size_t n, const tb_run *run)
 {
     char err[TB_ERRMAX];
-    char *group = tb_grouping_of(&s->grouping, in->path, run, err, sizeof err);
+    char *group = tb_grouping_of(&s->grouping, in->path, run, NULL, err, sizeof err);
     int rc = 0;
     if (!group) {
         say(in, msg, "%s", err);
@@ -175,7 +175,14 @@ static void read_input(const struct compare_settings *s, struct compare_input *i
             in->status = TB_EXIT_INPUT;
         }
         for (size_t i = 0; i < n; i++) {
-            char *g = tb_grouping_of(&s->grouping, rows[i].file, NULL, err, sizeof err);
+            if (rows[i].failed) {   /* tb-fit wrote that it failed */
+                say(in, msg, "excluded: %s: %s: its fit failed (%s)", rows[i].file, rows[i].column,
+                    rows[i].error);
+                in->failed++;
+                tb_result_clear(&rows[i]);
+                continue;
+            }
+            char *g = tb_grouping_of(&s->grouping, rows[i].file, NULL, &rows[i], err, sizeof err);
             if (!g || add_row(in, &rows[i], g) < 0) {
                 say(in, msg, "%s", g ? "out of memory" : err);
                 in->status = TB_EXIT_INPUT;

@@ -486,6 +486,15 @@ static void run_job(const struct settings *s, struct job *job)
     job->status = tb_analysis_status(a);
     for (size_t i = 0; i < tb_analysis_ncolumns(a); i++) {
         const tb_analysed_column *c = tb_analysis_column(a, i);
+        if (!c->fit && !s->run_length && s->format != TB_FORMAT_TEXT) {
+            /* a row that says it failed: "failed" is not "absent" */
+            if (report_column(out, s, c) < 0) {
+                say(msg, "out of memory");
+                job->status = worst_status(job->status, TB_EXIT_OUTPUT);
+            }
+            job->items++;
+            continue;   /* its failure is among the messages too */
+        }
         if (!c->fit || (s->run_length && !c->run_length))
             continue;   /* its failure is among the messages */
         if (report_column(out, s, c) < 0) {

@@ -22,39 +22,43 @@
 /* The fields of a results file, in the order they are written; the
  * writer, the reader and tb_results_is_results_file() all go by this. */
 enum field {
-    F_FILE, F_COLUMN, F_ORDER, F_POINTS, F_DURATION, F_RSS, F_RMSE,
-    F_TINF, F_TINF_LO, F_TINF_HI,
-    F_TERMS,                                   /* kJ, kJ_lo, kJ_hi, tauJ, ... */
-    F_SETTLE = F_TERMS + 6 * TB_FIT_MAX_ORDER, F_OPS, F_FLAGS, F_COUNT
+    F_FORMAT, F_FILE, F_COLUMN, F_UNIT, F_STATUS, F_ERROR, F_ORDER, F_POINTS, F_DURATION,
+    F_RSS, F_RMSE, F_TINF, F_TINF_LO, F_TINF_HI,
+    F_TERMS,                                   /* kJ, kJ_lo, kJ_hi, tauJ_s, ... */
+    F_SETTLE = F_TERMS + 6 * TB_FIT_MAX_ORDER, F_OPS, F_CI_METHOD, F_CI_LEVEL, F_FLAGS,
+    F_META, F_COUNT
 };
 
-static const char *field_name(int f, char *buf, size_t size)
+/* Field F's name in format VERSION (1 or 2), or NULL when that format
+ * has no such field. */
+static const char *field_name(int f, int version, char *buf, size_t size)
 {
     static const char *const fixed[] = {
-        "file", "column", "order", "points", "duration_s", "rss", "rmse",
-        "T_inf", "T_inf_lo", "T_inf_hi",
+        "format", "file", "column", "unit", "status", "error", "order", "points", "duration_s",
+        "rss", "rmse", "T_inf", "T_inf_lo", "T_inf_hi",
     };
-    static const char *const tail[] = {"settle_s", "ops_per_s", "flags"};
+    static const char *const tail[] = {"settle_s", "ops_per_s", "ci_method", "ci_level", "flags", "meta"};
     static const char *const suffix[] = {"", "_lo", "_hi"};
+    if (version < 2 && (f == F_FORMAT || f == F_UNIT || f == F_STATUS || f == F_ERROR ||
+                        f == F_CI_METHOD || f == F_CI_LEVEL || f == F_META))
+        return NULL;
     if (f < F_TERMS)
         return fixed[f];
     if (f >= F_SETTLE)
         return tail[f - F_SETTLE];
     int term = (f - F_TERMS) / 6, which = (f - F_TERMS) % 6;
-    snprintf(buf, size, "%s%d%s", which < 3 ? "k" : "tau", term + 1, suffix[which % 3]);
+    /* a τ is in s: format 2 says so in its name, as duration_s does */
+    snprintf(buf, size, "%s%d%s%s", which < 3 ? "k" : "tau", term + 1, suffix[which % 3],
+             which >= 3 && version >= 2 ? "_s" : "");
     return buf;
 }
 
-/* The fields a results file cannot do without. */
-static int field_required(int f)
+/* The fields a results file cannot do without (T∞ only of a fit that
+ * did not fail). */
+static int field_required(int f, int version)
 {
-    return f == F_FILE || f == F_COLUMN || f == F_TINF || f == F_TINF_LO || f == F_TINF_HI;
-}
-
-/* Whether field F is written for results of up to MAX_ORDER terms. */
-static int field_written(int f, int max_order)
-{
-    return f < F_TERMS || f >= F_SETTLE || (f - F_TERMS) / 6 < max_order;
+    return f == F_FILE || f == F_COLUMN || f == F_TINF || f == F_TINF_LO || f == F_TINF_HI ||
+           (version >= 2 && f == F_FORMAT);
 }
 
 /* The number a numeric field F of R is kept in; NULL for the others. */
@@ -69,6 +73,7 @@ static double *field_number(tb_result *r, int f)
     case F_TINF_HI: return &r->t_inf.hi;
     case F_SETTLE: return &r->settle;
     case F_OPS: return &r->ops_per_s;
+    case F_CI_LEVEL: return &r->ci_level;
     default: break;
     }
     if (f >= F_TERMS && f < F_SETTLE) {
@@ -77,6 +82,21 @@ static double *field_number(tb_result *r, int f)
         return which % 3 == 0 ? &e->value : which % 3 == 1 ? &e->lo : &e->hi;
     }
     return NULL;
+}
+
+/* The string field F of R; NULL for the others. */
+static char **field_text(tb_result *r, int f)
+{
+    switch (f) {
+    case F_FILE: return &r->file;
+    case F_COLUMN: return &r->column;
+    case F_UNIT: return &r->unit;
+    case F_ERROR: return &r->error;
+    case F_CI_METHOD: return &r->ci_method;
+    case F_FLAGS: return &r->flags;
+    case F_META: return &r->meta;
+    default: return NULL;
+    }
 }
 
 /* --- writing ------------------------------------------------------------------ */
@@ -103,10 +123,84 @@ void tb_result_clear(tb_result *r)
 {
     if (!r)
         return;
-    free(r->file);
-    free(r->column);
-    free(r->flags);
-    r->file = r->column = r->flags = NULL;
+    for (int f = 0; f < F_COUNT; f++) {
+        char **t = field_text(r, f);
+        if (t) {
+            free(*t);
+            *t = NULL;
+        }
+    }
+}
+
+/* S with %, ; and = written %25, %3B and %3D, appended to *OUT (of *LEN
+ * bytes so far, open_memstream's). */
+static void meta_encode(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '%' || *s == ';' || *s == '=')
+            fprintf(f, "%%%02X", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* The run's metadata as KEY=VALUE;KEY=VALUE, encoded; "" when none. */
+static char *meta_of(const tb_run *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    for (size_t i = 0; run && i < tb_run_nmeta(run); i++) {
+        if (i)
+            fputc(';', f);
+        meta_encode(f, tb_run_meta_key(run, i));
+        fputc('=', f);
+        meta_encode(f, tb_run_meta_value(run, i));
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The N bytes at S decoded (%XX) into a new string. */
+static char *meta_decode(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (s[i] == '%' && i + 2 < n + 1 && sscanf(s + i + 1, "%2X", &v) == 1) {
+            *o++ = (char)v;
+            i += 2;
+        } else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+char *tb_result_meta(const tb_result *r, const char *key)
+{
+    const char *p = r ? r->meta : NULL;
+    while (p && *p) {
+        size_t len = strcspn(p, ";");
+        const char *eq = memchr(p, '=', len);
+        if (eq) {
+            char *k = meta_decode(p, (size_t)(eq - p));
+            int match = k && strcmp(k, key) == 0;
+            free(k);
+            if (match)
+                return meta_decode(eq + 1, len - (size_t)(eq - p) - 1);
+        }
+        p += len + (p[len] == ';');
+    }
+    return NULL;
 }
 
 int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
@@ -115,9 +209,6 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
     char flags[256];
 
     memset(r, 0, sizeof *r);
-    if (!fit)
-        return -1;
-    const tb_fit_series *s = &fit->series[c->series];
     r->file = strdup(c->source);
     /* a part of a column (its cooling) is a row of its own */
     if (c->part) {
@@ -126,20 +217,35 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
     } else {
         r->column = strdup(c->column->name);
     }
-    r->flags = strdup(tb_fit_flags_text(fit->flags, flags, sizeof flags));
-    r->order = fit->order;
-    r->points = s->n;
-    r->duration = s->duration;
-    r->rss = fit->rss;
-    r->rmse = fit->rmse;
-    r->t_inf = s->t_inf;
+    r->unit = strdup(c->column->unit ? c->column->unit : "");
+    r->meta = meta_of(c->run);
+    r->t_inf = (tb_estimate){NAN, NAN, NAN};
     for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
-        r->k[j] = j < fit->order ? s->k[j] : (tb_estimate){NAN, NAN, NAN};
-        r->tau[j] = j < fit->order ? fit->tau[j] : (tb_estimate){NAN, NAN, NAN};
+        r->k[j] = j < (fit ? fit->order : 0) ? fit->series[c->series].k[j] : (tb_estimate){NAN, NAN, NAN};
+        r->tau[j] = j < (fit ? fit->order : 0) ? fit->tau[j] : (tb_estimate){NAN, NAN, NAN};
     }
-    r->settle = c->settle;
+    r->duration = r->rss = r->rmse = r->settle = r->ci_level = NAN;
     r->ops_per_s = c->ops_per_s;
-    if (!r->file || !r->column || !r->flags) {
+    if (!fit) {   /* a row that says it failed, and why */
+        r->failed = 1;
+        r->error = strdup(c->error ? c->error : "the fit failed");
+        r->flags = strdup("");
+        r->points = c->n;
+    } else {
+        const tb_fit_series *s = &fit->series[c->series];
+        r->flags = strdup(tb_fit_flags_text(fit->flags, flags, sizeof flags));
+        r->ci_method = strdup(tb_ci_method_name(fit->ci));
+        r->ci_level = fit->level;
+        r->order = fit->order;
+        r->points = s->n;
+        r->duration = s->duration;
+        r->rss = fit->rss;
+        r->rmse = fit->rmse;
+        r->t_inf = s->t_inf;
+        r->settle = c->settle;
+    }
+    if (!r->file || !r->column || !r->flags || !r->unit || !r->meta || (r->failed && !r->error) ||
+        (!r->failed && !r->ci_method)) {
         tb_result_clear(r);
         return -1;
     }
@@ -166,13 +272,9 @@ void tb_csv_write_string(FILE *f, const char *s)
 int tb_results_write_header(FILE *f, int max_order)
 {
     char buf[32];
-    int first = 1;
-    for (int fi = 0; fi < F_COUNT; fi++) {
-        if (!field_written(fi, max_order))
-            continue;
-        fprintf(f, "%s%s", first ? "" : ",", field_name(fi, buf, sizeof buf));
-        first = 0;
-    }
+    (void)max_order;   /* every order's fields, whatever the fits' */
+    for (int fi = 0; fi < F_COUNT; fi++)
+        fprintf(f, "%s%s", fi ? "," : "", field_name(fi, TB_RESULTS_FORMAT, buf, sizeof buf));
     fputc('\n', f);
     return ferror(f) ? -1 : 0;
 }
@@ -180,25 +282,27 @@ int tb_results_write_header(FILE *f, int max_order)
 int tb_results_write(FILE *f, const tb_result *r_in, int max_order)
 {
     tb_result r = *r_in;   /* field_number() gives pointers into a result */
+    (void)max_order;
     for (int fi = 0; fi < F_COUNT; fi++) {
-        if (!field_written(fi, max_order))
-            continue;
         if (fi > 0)
             fputc(',', f);
         double *x = field_number(&r, fi);
-        if (fi == F_FILE)
-            tb_csv_write_string(f, r.file);
-        else if (fi == F_COLUMN)
-            tb_csv_write_string(f, r.column);
-        else if (fi == F_FLAGS)
-            tb_csv_write_string(f, r.flags);
-        else if (fi == F_ORDER)
+        char **t = field_text(&r, fi);
+        if (fi == F_FORMAT)
+            fprintf(f, "%d", TB_RESULTS_FORMAT);
+        else if (fi == F_STATUS)
+            fputs(r.failed ? "failed" : "ok", f);
+        else if (t)
+            tb_csv_write_string(f, *t);
+        else if (fi == F_ORDER && !r.failed)
             fprintf(f, "%d", r.order);
         else if (fi == F_POINTS)
             fprintf(f, "%zu", r.points);
         else if (fi >= F_TERMS && fi < F_SETTLE && (fi - F_TERMS) / 6 >= r.order)
             ;   /* a term this fit has not: empty */
-        else if (isfinite(*x))
+        else if (fi == F_CI_LEVEL && isfinite(*x))
+            fprintf(f, "%g", *x);   /* 0.95, not 0.94999999999999996 */
+        else if (x && isfinite(*x))
             fprintf(f, "%.17g", *x);
     }
     fputc('\n', f);
@@ -210,6 +314,7 @@ int tb_results_write(FILE *f, const tb_result *r_in, int max_order)
 struct reader {
     const char *name;
     int where[F_COUNT];       /* column of each field, -1 if absent */
+    int version;              /* the file's format: 1 or 2 */
     size_t line, field;
     int header_done, failed;
     char *err;
@@ -237,7 +342,7 @@ static double number(struct reader *r, int f, int required)
         if (required && !r->failed) {
             r->failed = 1;
             snprintf(r->err, r->errlen, "%s:%zu: %s is empty", r->name, r->line,
-                     field_name(f, buf, sizeof buf));
+                     field_name(f, r->version, buf, sizeof buf));
         }
         return NAN;
     }
@@ -247,7 +352,7 @@ static double number(struct reader *r, int f, int required)
         if (!r->failed) {
             r->failed = 1;
             snprintf(r->err, r->errlen, "%s:%zu: %s: \"%.40s\" is not a number", r->name,
-                     r->line, field_name(f, buf, sizeof buf), cell);
+                     r->line, field_name(f, r->version, buf, sizeof buf), cell);
         }
         return NAN;
     }
@@ -268,44 +373,77 @@ static void on_row(int c, void *data)
         goto out;
     if (!r->header_done) {
         char buf[32];
+        /* format 2 has a format field; format 1 has not */
+        r->version = 1;
+        for (size_t i = 0; i < r->row.n; i++)
+            if (strcmp(r->row.cells[i], "format") == 0)
+                r->version = 2;
         for (int f = 0; f < F_COUNT; f++) {
+            const char *name = field_name(f, r->version, buf, sizeof buf);
             r->where[f] = -1;
-            for (size_t i = 0; i < r->row.n; i++)
-                if (strcmp(r->row.cells[i], field_name(f, buf, sizeof buf)) == 0)
+            for (size_t i = 0; name && i < r->row.n; i++)
+                if (strcmp(r->row.cells[i], name) == 0)
                     r->where[f] = (int)i;
         }
         for (int f = 0; f < F_COUNT; f++) {
-            if (r->where[f] < 0 && field_required(f)) {
+            if (r->where[f] < 0 && field_required(f, r->version)) {
                 r->failed = 1;
                 snprintf(r->err, r->errlen, "%s:%zu: not a tb-fit CSV result: no %s field",
-                         r->name, r->line, field_name(f, buf, sizeof buf));
+                         r->name, r->line, field_name(f, r->version, buf, sizeof buf));
                 goto out;
             }
         }
         r->header_done = 1;
         goto out;
     }
+    if (r->version >= 2) {
+        double format = number(r, F_FORMAT, 1);
+        if (!r->failed && format != TB_RESULTS_FORMAT) {
+            r->failed = 1;
+            snprintf(r->err, r->errlen, "%s:%zu: results format %g: this tbkit reads formats 1 "
+                     "to %d (a newer tbkit wrote it?)", r->name, r->line, format, TB_RESULTS_FORMAT);
+        }
+    }
+    const char *status = csv_row_cell(&r->row, r->where[F_STATUS]);
     tb_result row = {0};
+    row.failed = strcmp(status, "failed") == 0;
+    if (!r->failed && r->where[F_STATUS] >= 0 && !row.failed && strcmp(status, "ok") != 0) {
+        r->failed = 1;
+        snprintf(r->err, r->errlen, "%s:%zu: status: \"%.40s\" is neither ok nor failed", r->name,
+                 r->line, status);
+    }
     for (int f = 0; f < F_COUNT; f++) {
         double *x = field_number(&row, f);
         if (x)
-            *x = number(r, f, f == F_TINF);
+            *x = number(r, f, f == F_TINF && !row.failed);
     }
+    if (r->where[F_CI_LEVEL] < 0)
+        row.ci_level = NAN;
     double order = number(r, F_ORDER, 0), pts = number(r, F_POINTS, 0);
     row.order = order >= 0 && order <= TB_FIT_MAX_ORDER ? (int)order : 0;
     row.points = pts >= 0 && pts < 1e15 ? (size_t)pts : 0;
     if (r->failed)
         goto out;
-    row.file = text(r, F_FILE);
-    row.column = text(r, F_COLUMN);
-    row.flags = text(r, F_FLAGS);
-    tb_result *nr = realloc(*r->rows, (*r->n + 1) * sizeof *nr);
-    if (!nr || !row.file || !row.column || !row.flags) {
-        free(row.file);
-        free(row.column);
-        free(row.flags);
-        if (nr)
-            *r->rows = nr;
+    int short_of_memory = 0;
+    for (int f = 0; f < F_COUNT; f++) {
+        char **t = field_text(&row, f);
+        /* absent text fields: "" for those every row has, else NULL */
+        if (t && (r->where[f] >= 0 || f == F_FILE || f == F_COLUMN || f == F_FLAGS || f == F_UNIT))
+            short_of_memory |= !(*t = text(r, f));
+    }
+    if (row.error && !row.error[0]) {
+        free(row.error);
+        row.error = NULL;
+    }
+    if (row.failed && !row.error && !short_of_memory)
+        short_of_memory |= !(row.error = strdup("the fit failed"));
+    if (row.ci_method && !row.ci_method[0]) {   /* "" is unknown */
+        free(row.ci_method);
+        row.ci_method = NULL;
+    }
+    tb_result *nr = short_of_memory ? NULL : realloc(*r->rows, (*r->n + 1) * sizeof *nr);
+    if (!nr) {
+        tb_result_clear(&row);
         r->failed = 1;
         snprintf(r->err, r->errlen, "%s: out of memory", r->name);
         goto out;
@@ -383,7 +521,7 @@ int tb_results_is_results_file(const char *path)
 {
     char *line = NULL, buf[32];
     size_t size = 0;
-    int seen[F_COUNT] = {0}, ok = 1;
+    int seen[F_COUNT] = {0}, ok = 1, version = 1;
     FILE *f = fopen(path, "r");
 
     if (!f)
@@ -395,16 +533,29 @@ int tb_results_is_results_file(const char *path)
         return 0;
     }
     line[strcspn(line, "\r\n")] = '\0';
+    if (strncmp(line, "format,", 7) == 0)
+        version = 2;
+    char *copy = strdup(line);   /* strtok_r cuts LINE up */
+    if (!copy) {
+        free(line);
+        return 0;
+    }
     for (char *save, *cell = strtok_r(line, ",", &save); ok && cell;
          cell = strtok_r(NULL, ",", &save)) {
         int known = 0;
-        for (int fi = 0; fi < F_COUNT && !known; fi++)
-            if (strcmp(cell, field_name(fi, buf, sizeof buf)) == 0)
+        for (int fi = 0; fi < F_COUNT && !known; fi++) {
+            const char *name = field_name(fi, version, buf, sizeof buf);
+            if (name && strcmp(cell, name) == 0)
                 known = seen[fi] = 1;
+        }
         ok = known;
     }
     for (int fi = 0; ok && fi < F_COUNT; fi++)
-        ok = !field_required(fi) || seen[fi];
+        ok = !field_required(fi, version) || seen[fi];
+    /* a results file of another format: the reader says which it is */
+    if (!ok && version >= 2 && strstr(copy, ",file,") && strstr(copy, ",column"))
+        ok = 1;
+    free(copy);
     free(line);
     return ok;
 }

@@ -904,39 +904,62 @@ const char *tb_analysis_message(const tb_analysis *a, size_t i);
 /* ------------------------------------------------------------------ */
 
 /*
- * One fitted column as a row of the results file (tb-fit --format csv):
- * file,column,order,points,duration_s,rss,rmse,T_inf,T_inf_lo,T_inf_hi,
- * then kJ,kJ_lo,kJ_hi,tauJ,tauJ_lo,tauJ_hi for each term J, then
- * settle_s,ops_per_s,flags.  Numbers not known are NaN (empty cells).
+ * One fitted column as a row of the results file (tb-fit --format csv),
+ * format 2: the same fields whatever the order, so that files of any
+ * --order can be concatenated (header once):
+ *   format,file,column,unit,status,error,order,points,duration_s,rss,rmse,
+ *   T_inf,T_inf_lo,T_inf_hi, then kJ,kJ_lo,kJ_hi,tauJ_s,tauJ_lo_s,tauJ_hi_s
+ *   for J = 1..TB_FIT_MAX_ORDER (empty past the fit's order), then
+ *   settle_s,ops_per_s,ci_method,ci_level,flags,meta.
+ * T_inf, k, rmse are in UNIT (the column's: °C, W, Hz...), rss in UNIT²;
+ * a failed fit is a row with status "failed", its error and no numbers;
+ * meta holds the run's metadata as KEY=VALUE;... (%, ; and = written
+ * %25, %3B, %3D), which tb-compare groups by without the run.  Format 1
+ * (no format field; tauJ, tauJ_lo, tauJ_hi; the terms up to the largest
+ * order) is read too.  Numbers not known are NaN (empty cells).
  */
+#define TB_RESULTS_FORMAT 2
+
 typedef struct tb_result {
     char *file;
     char *column;
+    char *unit;           /* of T_inf, k, rmse; "" when unknown */
+    int failed;           /* the fit failed: ERROR says why, no numbers */
+    char *error;          /* NULL when it did not fail */
     int order;
     size_t points;
     double duration;      /* s */
-    double rss;           /* °C² */
-    double rmse;          /* °C */
+    double rss;           /* unit² */
+    double rmse;          /* unit */
     tb_estimate t_inf;
     tb_estimate k[TB_FIT_MAX_ORDER];
     tb_estimate tau[TB_FIT_MAX_ORDER];
     double settle;        /* s */
     double ops_per_s;
+    char *ci_method;      /* "hac", "covariance", "bootstrap"; NULL unknown */
+    double ci_level;      /* of the intervals; NaN unknown */
     char *flags;          /* flag names "a;b", "" when none */
+    char *meta;           /* the run's metadata, encoded; NULL unknown */
 } tb_result;
 
-/* The row of the analysed column C, which must have a fit: 0, or -1 when
- * memory runs out.  Release its strings with tb_result_clear(). */
+/* The row of the analysed column C: its fit, or when the fit failed a
+ * row that says so with C's error.  0, or -1 when memory runs out.
+ * Release its strings with tb_result_clear(). */
 int tb_result_from_column(const tb_analysed_column *c, tb_result *r);
+
+/* The value of the run's metadata KEY in R (its meta field), to free();
+ * NULL when R has no such key or no metadata. */
+char *tb_result_meta(const tb_result *r, const char *key);
 void tb_result_clear(tb_result *r);   /* NULL, or a zeroed row, is accepted */
 
 /* The flags of a fit as "a;b" ("" when none) into BUF of SIZE bytes
  * (256 holds every flag); returns BUF. */
 const char *tb_fit_flags_text(unsigned flags, char *buf, size_t size);
 
-/* The header line of a results file whose rows have up to MAX_ORDER
- * terms, and one row; numbers are written to full precision.  0, or -1
- * on a write error (errno says which). */
+/* The header line of a results file and one row, in format 2 (every
+ * order's fields: MAX_ORDER is no longer used and kept for the API);
+ * numbers are written to full precision.  0, or -1 on a write error
+ * (errno says which). */
 int tb_results_write_header(FILE *f, int max_order);
 int tb_results_write(FILE *f, const tb_result *r, int max_order);
 
@@ -946,10 +969,12 @@ int tb_results_write(FILE *f, const tb_result *r, int max_order);
 void tb_csv_write_string(FILE *f, const char *s);
 
 /*
- * Read the rows of a results file (PATH, "-" for standard input) and
- * append them to *ROWS (grown with realloc; *N rows so far).  The header
- * must hold file, column, T_inf, T_inf_lo and T_inf_hi; every other field
- * is optional and NaN (or 0, "") when absent.  0, or -1 with
+ * Read the rows of a results file (PATH, "-" for standard input), format
+ * 1 or 2, and append them to *ROWS (grown with realloc; *N rows so far),
+ * failed fits too (their FAILED set).  The header must hold file, column,
+ * T_inf, T_inf_lo and T_inf_hi; every other field is optional and NaN
+ * (or 0, "", NULL) when absent.  A format newer than TB_RESULTS_FORMAT is
+ * refused.  0, or -1 with
  * "FILE:LINE: ..." in ERR; rows read before an error are kept.  Release
  * with tb_results_free().
  */

@@ -69,7 +69,7 @@ static char *group_key(const struct tb_grouping *g, const tb_result *r, int colu
 {
     char *key = NULL;
     if (g) {
-        char *group = tb_grouping_of(g, r->file, NULL, err, errlen);
+        char *group = tb_grouping_of(g, r->file, NULL, r, err, errlen);
         if (!group || columns < 2)
             return group;
         if (asprintf(&key, "%s: %s", group, r->column) < 0)
@@ -151,11 +151,25 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
 
     for (int i = 0; i < npaths; i++) {
         if (strcmp(paths[i], "-") == 0 || tb_results_is_results_file(paths[i])) {
+            size_t before = *nrows;
             if (tb_results_read(paths[i], rows, nrows, err, sizeof err) < 0) {
                 fprintf(stderr, "tb-plot: %s\n", err);
                 status = TB_EXIT_INPUT;
                 break;
             }
+            /* the rows of fits that failed: said, and not drawn */
+            size_t kept = before;
+            for (size_t k = before; k < *nrows; k++) {
+                if ((*rows)[k].failed) {
+                    fprintf(stderr, "tb-plot: %s: %s: %s: its fit failed (%s): not drawn\n", paths[i],
+                            (*rows)[k].file, (*rows)[k].column, (*rows)[k].error);
+                    tb_result_clear(&(*rows)[k]);
+                    status = TB_EXIT_FIT;
+                } else {
+                    (*rows)[kept++] = (*rows)[k];
+                }
+            }
+            *nrows = kept;
         } else if (tb_paths_add(&runs, paths[i], "tb-plot") < 0) {
             status = TB_EXIT_INPUT;
             break;

@@ -154,7 +154,7 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
         const tb_result *r = &rows[i];
         double x, y;
         tb_estimate own;
-        char *xt = tb_grouping_of(&xg, r->file, NULL, err, sizeof err);
+        char *xt = tb_grouping_of(&xg, r->file, NULL, r, err, sizeof err);
         if (!xt || parse_x(xt, &x, unit, sizeof unit) < 0) {
             if (xt)
                 fprintf(stderr, "tb-plot: %s: --x %s: '%s' is not a number (600, 1.2GHz); "
@@ -179,7 +179,7 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
             status = TB_EXIT_INPUT;
             break;
         }
-        char *line = have_by ? tb_grouping_of(&by, r->file, NULL, err, sizeof err) : strdup("");
+        char *line = have_by ? tb_grouping_of(&by, r->file, NULL, r, err, sizeof err) : strdup("");
         if (line && columns) {
             char *with = NULL;
             if (asprintf(&with, "%s%s%s", line, *line ? ": " : "", r->column) < 0)

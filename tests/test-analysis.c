@@ -121,6 +121,42 @@ static void test_simulated(const char *sim)
     ok(tb_results_read(path, &back, &n, err, sizeof err) == 0 && n == 1 &&
        strcmp(back->file, r.file) == 0, "and read back as it was %s", n ? "" : err);
     tb_results_free(back, n);
+    back = NULL;
+    n = 0;
+
+    /* Format 2's own fields: the unit, the interval's method and level,
+     * the metadata (with ; = % in a value), and a failed fit's row. */
+    ok(strcmp(r.unit, "°C") == 0 && strcmp(r.ci_method, "hac") == 0 && r.ci_level == 0.95 &&
+       !r.failed && !r.error, "a fit's row: unit °C, hac at 0.95, not failed");
+    free(r.meta);
+    r.meta = strdup("kernel=6.1;note=a%3Bb%3Dc%25d");
+    tb_result bad = {.file = strdup("gone.csv"), .column = strdup("x"), .unit = strdup("W"),
+                     .failed = 1, .error = strdup("3 points are too few"), .flags = strdup(""),
+                     .t_inf = {NAN, NAN, NAN}, .duration = NAN, .rss = NAN, .rmse = NAN,
+                     .settle = NAN, .ops_per_s = NAN, .ci_level = NAN};
+    for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
+        bad.k[j] = bad.tau[j] = (tb_estimate){NAN, NAN, NAN};
+    f = fopen(path, "w");
+    ok(f && r.meta && tb_results_write_header(f, 1) == 0 && tb_results_write(f, &r, 1) == 0 &&
+       tb_results_write(f, &bad, 1) == 0, "a fit's row and a failed fit's row written");
+    if (f)
+        fclose(f);
+    if (ok(tb_results_read(path, &back, &n, err, sizeof err) == 0 && n == 2, "both read back %s",
+           n == 2 ? "" : err)) {
+        char *kernel = tb_result_meta(&back[0], "kernel"), *note = tb_result_meta(&back[0], "note");
+        char *none = tb_result_meta(&back[0], "nothing");
+        ok(kernel && strcmp(kernel, "6.1") == 0 && note && strcmp(note, "a;b=c%d") == 0 && !none,
+           "the metadata comes back by key, ; = %% decoded");
+        free(kernel);
+        free(note);
+        ok(back[0].order == r.order && back[0].tau[2].value == r.tau[2].value &&
+           isnan(back[0].tau[3].value), "written with --order 1's header, the 3-term fit is whole");
+        ok(back[1].failed && strcmp(back[1].error, "3 points are too few") == 0 &&
+           strcmp(back[1].unit, "W") == 0 && isnan(back[1].t_inf.value),
+           "the failed fit: failed, its error, its unit, no T∞");
+    }
+    tb_results_free(back, n);
+    tb_result_clear(&bad);
     tb_result_clear(&r);
     tb_analysis_free(a);
 
