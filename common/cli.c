@@ -113,6 +113,27 @@ int tb_cli_usage_error(const char *prog, const char *fmt, ...)
     return TB_EXIT_INPUT;
 }
 
+int tb_cli_unknown_option(const char *prog, const char *arg, const struct option *opts)
+{
+    const char *near = NULL;
+    if (strncmp(arg, "--", 2) == 0 && arg[2]) {
+        size_t n = 0;
+        while (opts[n].name)
+            n++;
+        const char **names = malloc((n ? n : 1) * sizeof *names);
+        char *word = strndup(arg + 2, strcspn(arg + 2, "="));
+        for (size_t i = 0; names && i < n; i++)
+            names[i] = opts[i].name;
+        if (names && word)
+            near = tb_closest_name(word, names, n);
+        free(word);
+        free(names);
+    }
+    if (near)
+        return tb_cli_usage_error(prog, "unknown option '%s' (did you mean --%s?)", arg, near);
+    return tb_cli_usage_error(prog, "unknown option '%s'", arg);
+}
+
 static int parse_labels(struct tb_model_settings *m, const char *arg)
 {
     free(m->labels_buf);

@@ -95,4 +95,9 @@ int tb_cli_jobs(const char *arg, int *jobs, char *err, size_t errlen);
 int tb_cli_usage_error(const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* "unknown option '--ordr' (did you mean --order?)" and the help line, for
+ * the unknown option ARG of getopt_long's table OPTS; returns the usage
+ * error's exit status, as tb_cli_usage_error(). */
+int tb_cli_unknown_option(const char *prog, const char *arg, const struct option *opts);
+
 #endif

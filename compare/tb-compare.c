@@ -195,7 +195,7 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return tb_cli_unknown_option("tb-compare", argv[optind - 1], options);
         }
     }
     if (optind >= argc)

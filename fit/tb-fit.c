@@ -301,7 +301,7 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return tb_cli_unknown_option("tb-fit", argv[optind - 1], options);
         }
     }
     if (optind >= argc)

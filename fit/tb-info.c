@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "exit_status.h"
 #include "output.h"
 #include "tbfit.h"
@@ -90,7 +91,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return tb_cli_unknown_option("tb-info", argv[optind - 1], options);
         }
     }
     if (optind >= argc)
@@ -377,13 +378,23 @@ int main(int argc, char **argv)
 
     if (status != TB_EXIT_OK)
         return status;
-    for (int i = optind; i < argc; i++) {
-        int rc = show_run(argv[i], &s, shown == 0);
+    /* a directory is its runs, as tb-fit takes it */
+    struct tb_paths paths = {0};
+    for (int i = optind; i < argc; i++)
+        if (tb_paths_add(&paths, argv[i], "tb-info") < 0)
+            status = TB_EXIT_INPUT;
+    if (paths.n == 0 && status == TB_EXIT_OK) {
+        fprintf(stderr, "tb-info: no run found in the inputs given\n");
+        status = TB_EXIT_INPUT;
+    }
+    for (size_t i = 0; i < paths.n; i++) {
+        int rc = show_run(paths.v[i], &s, shown == 0);
         if (rc == TB_EXIT_OK)
             shown++;
         else
             status = rc;
     }
+    tb_paths_free(&paths);
     if (s.format == FORMAT_JSON)
         fputs(shown ? "\n]\n" : "[]\n", stdout);
     free(s.columns);

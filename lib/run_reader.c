@@ -37,6 +37,7 @@ struct reader {
     size_t field;         /* index of the next cell in the current row */
     size_t row_line;      /* line the current row started on */
     size_t rows_ended;    /* rows libcsv has finished, header included */
+    size_t header_line;
     double prev_raw_time;
     double time_mul, time_div;
     double *col_mul, *col_div;  /* per-column conversion factors */
@@ -174,6 +175,7 @@ static void header_finish(struct reader *r)
     tb_run *run = r->run;
     size_t line = r->row_line;
 
+    r->header_line = line;
     if (r->nheader == 0 || !r->header[0] || !*r->header[0]) {
         fail(r, line, "column 1 has no name: a run's first column is time/ms");
         return;
@@ -222,8 +224,10 @@ static void header_finish(struct reader *r)
     struct run_column *time = &run->cols[0];
     if (strcmp(time->name, "time") != 0) {
         /* tb-fit's own tables begin file,column: say which one this is */
-        int table = strcmp(time->name, "file") == 0 && run->ncols > 2 &&
-                    strcmp(run->cols[1].name, "column") == 0;
+        int table = (strcmp(time->name, "file") == 0 && run->ncols > 2 &&
+                     strcmp(run->cols[1].name, "column") == 0) ||
+                    (strcmp(time->name, "format") == 0 && run->ncols > 2 &&
+                     strcmp(run->cols[1].name, "file") == 0);
         int prefixes = table && strcmp(run->cols[2].name, "length_s") == 0;
         fail(r, line, "column 1 is \"%s\": a run's first column is time/ms%s", time->header,
              prefixes ? " (this is tb-fit --run-length's table of prefixes, not fits of runs: "
@@ -370,9 +374,29 @@ static void on_row_end(int c, void *data)
 }
 
 /* Give every column its times, and free the slack of growth. */
+/* Old thermobench files label cpufreq's kHz "Hz": an A72 at 1.6 GHz read
+ * as 1.6 MHz.  No CPU runs between 10 kHz and 10 MHz, so such a column
+ * of a frequency is taken in kHz (1 when it was). */
+static int fix_khz_labelled_hz(struct reader *r, struct run_column *c)
+{
+    if (!r->normalise || strcmp(c->raw_unit, "Hz") != 0 || !strcasestr(c->name, "freq"))
+        return 0;
+    double hi = 0;
+    for (size_t j = 0; j < c->pub.n; j++)
+        if (isfinite(c->v[j]) && c->v[j] > hi)
+            hi = c->v[j];
+    if (!(hi > 1e4 && hi <= 1e7))
+        return 0;
+    for (size_t j = 0; j < c->pub.n; j++)
+        c->v[j] *= 1e3;
+    c->pub.scale = 1e3;
+    return 1;
+}
+
 static void columns_finish(struct reader *r)
 {
     tb_run *run = r->run;
+    char khz[512] = "";
 
     if (run->nrows > 0 && run->nrows < run->rows_cap) {
         double *nt = realloc(run->row_t, run->nrows * sizeof *nt);
@@ -393,6 +417,10 @@ static void columns_finish(struct reader *r)
                 c->v = nv;
         }
         c->pub.v = c->v;
+        if (fix_khz_labelled_hz(r, c)) {   /* said once for the run, naming them */
+            size_t len = strlen(khz);
+            snprintf(khz + len, sizeof khz - len, "%s%s", len ? ", " : "", c->name);
+        }
         if (c->rows) {
             if (!(c->t_owned = malloc(n * sizeof *c->t_owned))) {
                 fail(r, 0, "out of memory");
@@ -406,6 +434,12 @@ static void columns_finish(struct reader *r)
         } else {
             c->pub.t = run->row_t;   /* its points are rows 0..n-1 */
         }
+    }
+    if (*khz) {
+        char what[TB_ERRMAX];
+        snprintf(what, sizeof what, "%s: labelled Hz, but no CPU runs at 10 kHz to 10 MHz: "
+                 "cpufreq's kHz, as old thermobench files write them, read as kHz", khz);
+        warn(r, r->header_line, what);
     }
 }
 

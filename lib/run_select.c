@@ -28,12 +28,21 @@ static int column_matches(const tb_column *c, const char *spec, int glob)
     return fnmatch(spec, c->name, 0) == 0 || fnmatch(spec, c->header, 0) == 0;
 }
 
-/* "unknown column 'x'; columns: time, CPU_0_temp, ..." cut to fit. */
+/* "unknown column 'x' (did you mean y?); columns: time, CPU_0_temp, ..."
+ * cut to fit; the likely slip first, where it is read. */
 static void list_columns(const tb_run *run, const char *what, const char *spec,
                          char *err, size_t errlen)
 {
-    size_t used = (size_t)snprintf(err, errlen, "%s: %s \"%s\"; columns:",
-                                   run->source, what, spec);
+    const char *near = NULL;
+    const char **names = strpbrk(spec, "*?[") ? NULL : malloc(run->ncols * sizeof *names);
+    for (size_t i = 0; names && i < run->ncols; i++)
+        names[i] = run->cols[i].name;
+    if (names)
+        near = tb_closest_name(spec, names, run->ncols);
+    size_t used = (size_t)snprintf(err, errlen, "%s: %s \"%s\"%s%s%s; columns:", run->source, what,
+                                   spec, near ? " (did you mean " : "", near ? near : "",
+                                   near ? "?)" : "");
+    free(names);
     for (size_t i = 0; i < run->ncols && used < errlen; i++)
         used += (size_t)snprintf(err + used, errlen - used, "%s %s",
                                  i ? "," : "", run->cols[i].name);

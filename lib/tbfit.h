@@ -1021,6 +1021,12 @@ int tb_holm_adjust(const double *p, size_t n, double *adjusted);
  * "5.10" < "6.1", "run2" < "run10".  Neither may be NULL. */
 int tb_natural_compare(const char *a, const char *b);
 
+/* Of the N NAMES, the one WORD is most likely a slip for (a few edits:
+ * a letter inserted, dropped, replaced or two swapped, up to a third of
+ * its letters), for "did you mean"; NULL when none is that close or two
+ * are equally close. */
+const char *tb_closest_name(const char *word, const char *const *names, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* Thermal networks and simulation                                     */
 /* ------------------------------------------------------------------ */

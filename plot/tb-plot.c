@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "grouping.h"
 #include "plot.h"
@@ -225,7 +226,7 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return tb_cli_unknown_option("tb-plot", argv[optind - 1], options);
         }
     }
     if (!s->fig.path)
@@ -246,6 +247,12 @@ static int parse_arguments(int argc, char **argv, struct plot_settings *s)
     return rc;
 }
 
+static int is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
     struct plot_settings s = {.fig = {.width = 1280, .height = 800}, .tolerance = 0.5, .step = 60,
@@ -264,11 +271,18 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth, spectrum or sweep");
     const char *what = argv[1];
-    if (strcmp(what, "fit") && strcmp(what, "raw") && strcmp(what, "runlength") &&
-        strcmp(what, "compare") && strcmp(what, "zth") && strcmp(what, "spectrum") &&
-        strcmp(what, "sweep"))
+    static const char *const figures[] = {"fit", "raw", "runlength", "compare", "zth", "spectrum", "sweep"};
+    size_t nfig = sizeof figures / sizeof *figures, fig = 0;
+    while (fig < nfig && strcmp(what, figures[fig]) != 0)
+        fig++;
+    if (fig == nfig) {
+        const char *near = tb_closest_name(what, figures, nfig);
+        if (near)
+            return tb_cli_usage_error("tb-plot", "unknown figure '%s' (did you mean %s?): fit, raw, "
+                                      "runlength, compare, zth, spectrum or sweep", what, near);
         return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth, spectrum or sweep",
                            what);
+    }
     int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0;
     int status = parse_arguments(argc - 1, argv + 1, &s);
     int first = optind + 1, nargs = argc - first;
@@ -279,6 +293,11 @@ int main(int argc, char **argv)
             status = usage_error("%s", many ? "no results given" : "no run given");
         else if (!many && nargs > 1)
             status = usage_error("one run at a time, not '%s' too", argv[first + 1]);
+        else if (!many && is_directory(argv[first])) {
+            fprintf(stderr, "tb-plot: %s: a directory: %s draws one run (compare and sweep take "
+                    "directories)\n", argv[first], what);
+            status = TB_EXIT_INPUT;
+        }
         else if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
             status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
         else if (strcmp(what, "runlength") == 0 && s.m.auto_order)

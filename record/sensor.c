@@ -363,14 +363,16 @@ static void find_all(const struct record_settings *s, struct found_list *l, int 
     find_rapl(s, l);
 }
 
-void sensors_list(const struct record_settings *s, FILE *f)
+size_t sensors_list(const struct record_settings *s, FILE *f)
 {
     struct found_list l = {0};
     find_all(s, &l, 1);
     for (size_t i = 0; i < l.n; i++)
         fprintf(f, "%s\t%s\t%s%s\n", l.v[i].name, l.v[i].unit, l.v[i].path,
                 l.v[i].kind == SENSOR_POWER ? "\t(power from this energy counter)" : "");
+    size_t n = l.n;
     found_free(&l);
+    return n;
 }
 
 /* --- opening and reading ------------------------------------------------------ */

@@ -67,8 +67,8 @@ enum { SENSOR_GONE = 1, SENSOR_BACK, SENSOR_REPLACED };
 int sensor_check(struct sensor *sensor);
 
 /* Print every sensor found under S's roots, one "NAME\tUNIT\tPATH" line
- * each, to F. */
-void sensors_list(const struct record_settings *s, FILE *f);
+ * each, to F; returns how many. */
+size_t sensors_list(const struct record_settings *s, FILE *f);
 
 void sensors_close(struct sensor *sensors, size_t n);
 

@@ -21,11 +21,13 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -718,6 +720,48 @@ static void use_sched_deadline(const struct record_settings *s)
 
 /* --- set-up ---------------------------------------------------------------- */
 
+/* Whether NAME can be run, as execvp() looks for it: 0, or ENOENT or
+ * EACCES.  Checked before the fan is switched or the file made, so that
+ * a typo costs nothing. */
+static int command_missing(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? 0 : errno == ENOENT ? ENOENT : EACCES;
+    const char *path = getenv("PATH");
+    int found_denied = 0;
+    if (!path || !*path)
+        path = "/usr/local/bin:/bin:/usr/bin";
+    for (const char *p = path; ; p += strcspn(p, ":") + 1) {
+        size_t len = strcspn(p, ":");
+        char full[4096];
+        if (snprintf(full, sizeof full, "%.*s%s%s", (int)len, len ? p : ".", "/", name) < (int)sizeof full) {
+            struct stat st;
+            if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+                if (access(full, X_OK) == 0)
+                    return 0;
+                found_denied = 1;
+            }
+        }
+        if (!p[len])
+            break;
+    }
+    return found_denied ? EACCES : ENOENT;
+}
+
+/* Why the word taken for the benchmark may not be one: the argument of an
+ * option written apart (-F 0.5) or a sensor's NAME left unquoted. */
+static const char *benchmark_hint(char **argv, char **bench)
+{
+    ptrdiff_t i = bench - argv;
+    const char *prev = i >= 1 ? argv[i - 1] : "", *prev2 = i >= 2 ? argv[i - 2] : "";
+    if (strcmp(prev, "-F") == 0 || strcmp(prev, "--fan-on") == 0)
+        return " (-F takes its speed attached: -F0.5 or --fan-on=0.5)";
+    if (strcmp(prev2, "-S") == 0 || strcmp(prev2, "--sensor") == 0 ||
+        (strncmp(prev, "-S", 2) == 0 && prev[2]) || strncmp(prev, "--sensor=", 9) == 0)
+        return " (a sensor's NAME? quote its spec: -S \"FILE NAME UNIT\")";
+    return "";
+}
+
 static int add_header(struct recorder *r, char *owned, const char *name)
 {
     const char **nh = realloc(r->headers, (r->ncols + 1) * sizeof *nh);
@@ -924,10 +968,22 @@ int main(int argc, char **argv)
         record_settings_free(&s);
         return status;
     }
+    if (s.bench_argv && !s.list_sensors) {
+        int why = command_missing(s.bench_argv[0]);
+        if (why) {
+            fprintf(stderr, "tb-record: cannot run %s: %s%s\n", s.bench_argv[0], strerror(why),
+                    benchmark_hint(argv, s.bench_argv));
+            record_settings_free(&s);
+            return why == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
+        }
+    }
     if (s.list_sensors) {
-        sensors_list(&s, stdout);
+        size_t found = sensors_list(&s, stdout);
+        if (!found)   /* a board without them, or the wrong --sysfs-root */
+            fprintf(stderr, "tb-record: no sensor found under %s (thermal zones, hwmon, cpufreq, "
+                    "RAPL)\n", s.sysfs_root ? s.sysfs_root : "/sys");
         record_settings_free(&s);
-        return fflush(stdout) == 0 ? RECORD_EXIT_OK : RECORD_EXIT_FAILURE;
+        return fflush(stdout) == 0 && found ? RECORD_EXIT_OK : RECORD_EXIT_FAILURE;
     }
     /* a failure of tb-record's own: thermobench's 1, or 125 (not a
      * status a benchmark is likely to give) */
@@ -982,6 +1038,8 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
+    struct stat before;
+    int replacing = strcmp(path, "-") != 0 && stat(path, &before) == 0 && S_ISREG(before.st_mode);
     if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
         goto fail;
     r.echo = r.out.is_stdout ? stderr : stdout;
@@ -1027,6 +1085,8 @@ int main(int argc, char **argv)
         }
         goto fail;
     }
+    if (replacing)   /* an earlier run's file is gone now: said, not silent */
+        fprintf(stderr, "tb-record: note: %s existed and is replaced by this run\n", path);
     if (s.sched_deadline > 0)
         use_sched_deadline(&s);
     r.t0_ns = now_ns();

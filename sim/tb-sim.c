@@ -299,7 +299,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return tb_cli_unknown_option("tb-sim", argv[optind - 1], options);
         }
     }
     if (optind < argc)
@@ -626,6 +626,10 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
                 goto fail;
     }
 
+    /* what there is to record, and how: the tree is silent otherwise */
+    fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, hwmon0 (tbsim), cpufreq of 2 CPUs; "
+            "%g s of model time at %gx speed; record it with tb-record --sysfs-root %s\n", s->sysfs,
+            s->sensors, s->sensors == 1 ? "" : "s", s->duration, s->speed, s->sysfs);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (size_t i = 0; !stop; i++) {
