@@ -136,8 +136,19 @@ static char *group_by_key(const char *how, const char *file, const tb_run *run,
     }
     const char *v = tb_run_meta(run, key);
     char *group = v ? strdup(v) : NULL;
-    if (!v)
-        snprintf(err, errlen, "%s: no \"# %s:\" line to group by", file, key);
+    if (!v) {   /* the keys it has, and the one KEY is likely a slip for */
+        size_t n = tb_run_nmeta(run), used;
+        const char **keys = malloc((n ? n : 1) * sizeof *keys);
+        for (size_t i = 0; keys && i < n; i++)
+            keys[i] = tb_run_meta_key(run, i);
+        const char *near = keys ? tb_closest_name(key, keys, n) : NULL;
+        used = (size_t)snprintf(err, errlen, "%s: no \"# %s:\" line to group by%s%s%s; %s", file, key,
+                                near ? " (did you mean meta:" : "", near ? near : "", near ? "?)" : "",
+                                n ? "its keys:" : "it has no metadata lines");
+        for (size_t i = 0; keys && i < n && used < errlen; i++)
+            used += (size_t)snprintf(err + used, errlen - used, "%s %s", i ? "," : "", keys[i]);
+        free(keys);
+    }
     return group;
 }
 

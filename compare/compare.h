@@ -54,6 +54,8 @@ struct compare_input {
     size_t msglen;
     int status;         /* TB_EXIT_OK or TB_EXIT_INPUT */
     size_t failed;      /* fits that failed: the run is left out */
+    char *group_error;  /* why it could not be grouped, or NULL: said for
+                           the first few inputs only, then counted */
 };
 
 /* Read or fit each of the N inputs, S->jobs at a time.  0, or -1 when

@@ -58,7 +58,8 @@ static int file_rows(const struct compare_settings *s, struct compare_input *in,
     char *group = tb_grouping_of(&s->grouping, in->path, run, NULL, err, sizeof err);
     int rc = 0;
     if (!group) {
-        say(in, msg, "%s", err);
+        if (!in->group_error)
+            in->group_error = strdup(err);
         in->status = TB_EXIT_INPUT;
     }
     for (size_t i = 0; i < n; i++) {
@@ -183,8 +184,13 @@ static void read_input(const struct compare_settings *s, struct compare_input *i
                 continue;
             }
             char *g = tb_grouping_of(&s->grouping, rows[i].file, NULL, &rows[i], err, sizeof err);
-            if (!g || add_row(in, &rows[i], g) < 0) {
-                say(in, msg, "%s", g ? "out of memory" : err);
+            if (!g) {   /* said by tb-compare, the first few times */
+                if (!in->group_error)
+                    in->group_error = strdup(err);
+                in->status = TB_EXIT_INPUT;
+                tb_result_clear(&rows[i]);
+            } else if (add_row(in, &rows[i], g) < 0) {
+                say(in, msg, "%s", "out of memory");
                 in->status = TB_EXIT_INPUT;
                 free(g);
                 tb_result_clear(&rows[i]);

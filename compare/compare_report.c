@@ -51,6 +51,15 @@ static void cell_text(const struct compare_cell *cl, int d, char *out, size_t si
     snprintf(out, size, "%s [%s, %s]", v, lo, hi);
 }
 
+/* The report's last word: one group is not "no regression" but nothing
+ * compared (and exit status 2). */
+static const char *verdict_line(const struct compare_table *t)
+{
+    if (t->ngroups < 2)
+        return "nothing compared: one group";
+    return compare_regressed(t) ? "regression found" : "no regression";
+}
+
 /* "+0.99 °C [+0.96, +1.02]": a group's change from the baseline. */
 static void change_text(const struct compare_test *k, char *out, size_t size)
 {
@@ -150,8 +159,7 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
                                : "");
         }
     }
-    int any = compare_regressed(t);
-    printf("\n%s", any ? "regression found" : "no regression");
+    printf("\n%s", verdict_line(t));
     if (nfailed)
         printf(" (%zu fit%s failed and excluded)", nfailed, nfailed == 1 ? "" : "s");
     putchar('\n');
@@ -253,9 +261,8 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
 static void print_markdown(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
 {
     char buf[32];
-    int any = compare_regressed(t);
     printf("**tb-compare: %s** (groups by `%s`, baseline `%s`, Welch's t-test, Holm-corrected, "
-           "α = %g%s)\n\n", any ? "regression found" : "no regression", s->group_by,
+           "α = %g%s)\n\n", verdict_line(t), s->group_by,
            t->groups[t->baseline], 1 - s->m.fit.level,
            nfailed ? ", some fits failed and were excluded" : "");
     for (size_t c = 0; c < t->ncolumns; c++) {

@@ -282,15 +282,21 @@ int main(int argc, char **argv)
     }
 
     /* Messages in input order; the rows of every input in one array. */
-    size_t nrows = 0, nfailed = 0;
+    size_t nrows = 0, nfailed = 0, ungrouped = 0;
     for (size_t i = 0; i < paths.n; i++) {
         if (in[i].msglen)
             fputs(in[i].msg, stderr);
+        /* a mistyped key fails every run alike: three said, the rest counted */
+        if (in[i].group_error && ungrouped++ < 3)
+            fprintf(stderr, "tb-compare: %s\n", in[i].group_error);
         if (in[i].status > status)
             status = in[i].status;
         nrows += in[i].nrows;
         nfailed += in[i].failed;
     }
+    if (ungrouped > 3)
+        fprintf(stderr, "tb-compare: ... and %zu more input%s that --group-by %s cannot group either\n",
+                ungrouped - 3, ungrouped - 3 == 1 ? "" : "s", s.group_by);
     struct compare_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
     for (size_t i = 0, k = 0; rows && i < paths.n; i++)
         for (size_t j = 0; j < in[i].nrows; j++)
@@ -341,6 +347,7 @@ int main(int argc, char **argv)
                 compare_row_clear(&in[i].rows[j]);
         free(in[i].rows);
         free(in[i].msg);
+        free(in[i].group_error);
     }
     for (size_t i = 0; rows && i < nrows; i++)
         compare_row_clear(&rows[i]);

@@ -261,6 +261,17 @@ static int append_quoted_arg(struct csv_writer *w, const char *a, int first)
     return append(w, "'", 1);
 }
 
+/* The value --meta gives KEY (its last one), or NULL. */
+static const char *meta_given(char *const *metas, size_t n, const char *key)
+{
+    const char *v = NULL;
+    size_t klen = strlen(key);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(metas[i], key, klen) == 0 && metas[i][klen] == '=')
+            v = metas[i] + klen + 1;
+    return v;
+}
+
 static int append_meta(struct csv_writer *w, const char *key, size_t klen, const char *value)
 {
     return append(w, "# ", 2) < 0 || append(w, key, klen) < 0 || append(w, ": ", 2) < 0 ||
@@ -287,17 +298,33 @@ int csvw_preamble(struct csv_writer *w, int argc, char **argv, int no_meta,
     if (put_line(w) < 0)
         return -1;
     if (!no_meta) {
+        /* --meta KEY=VALUE replaces a key of tb-record's own (kernel=6.1-rc3
+         * on a kernel that says otherwise; period_ms is refused before),
+         * and a key given twice is written once, its last value: one line
+         * per key, always */
         char period[32];
+        const char *const own[] = {"host", "kernel", "machine", "period_ms"};
+        const char *value[4] = {NULL, NULL, NULL, period};
         snprintf(period, sizeof period, "%g", period_ms);
-        if (uname(&u) == 0 &&
-            (append_meta(w, "host", 4, u.nodename) < 0 || append_meta(w, "kernel", 6, u.release) < 0 ||
-             append_meta(w, "machine", 7, u.machine) < 0))
-            return -1;
-        if (append_meta(w, "period_ms", 9, period) < 0)
-            return -1;
+        if (uname(&u) == 0) {
+            value[0] = u.nodename;
+            value[1] = u.release;
+            value[2] = u.machine;
+        }
+        for (size_t k = 0; k < 4; k++) {
+            const char *v = meta_given(metas, nmetas, own[k]);
+            if ((v || value[k]) && append_meta(w, own[k], strlen(own[k]), v ? v : value[k]) < 0)
+                return -1;
+        }
         for (size_t i = 0; i < nmetas; i++) {
             const char *eq = strchr(metas[i], '=');
-            if (append_meta(w, metas[i], (size_t)(eq - metas[i]), eq + 1) < 0)
+            size_t klen = (size_t)(eq - metas[i]);
+            int later = 0, is_own = 0;
+            for (size_t j = i + 1; j < nmetas; j++)
+                later |= strncmp(metas[j], metas[i], klen + 1) == 0;
+            for (size_t k = 0; k < 4; k++)
+                is_own |= strlen(own[k]) == klen && strncmp(own[k], metas[i], klen) == 0;
+            if (!later && !is_own && append_meta(w, metas[i], klen, eq + 1) < 0)
                 return -1;
         }
     }

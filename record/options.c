@@ -579,6 +579,8 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen ||
                 strchr(optarg, '\n'))
                 return usage_error("--meta wants KEY=VALUE with a key of letters, digits and _.-, not ", optarg);
+            if (strncmp(optarg, "period_ms=", 10) == 0)
+                return usage_error("--meta period_ms: the period is the one recorded at (-p), not ", optarg);
             if (push_string(&s->metas, &s->nmetas, optarg) < 0)
                 return usage_error("out of memory", NULL);
             break;
