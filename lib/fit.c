@@ -54,6 +54,24 @@ const char *tb_fit_flag_name(unsigned flag)
     }
 }
 
+const char *tb_fit_flag_meaning(unsigned flag)
+{
+    switch (flag) {
+    case TB_FIT_TAU_AT_BOUND: return "a time constant ended at the end of its search range";
+    case TB_FIT_TAU_MERGED: return "two time constants are within a factor 1.5: the data do not tell them apart";
+    case TB_FIT_K_HUGE: return "an amplitude is ten times the span of the data: terms cancel";
+    case TB_FIT_TAU_SHORT: return "the fastest time constant is under three sampling periods";
+    case TB_FIT_FEW_POINTS: return "under five points per parameter";
+    case TB_FIT_NO_CONVERGENCE: return "the search stopped at its limit";
+    case TB_FIT_NO_CI: return "the intervals could not be computed";
+    case TB_FIT_THROTTLED: return "the frequency or the power changed during the run";
+    case TB_FIT_K_SPANS_ZERO: return "a term's amplitude interval holds 0: the term may not be there";
+    case TB_FIT_EXTRAPOLATED: return "T∞ lies beyond the data: the run ended before the slowest mode settled";
+    case TB_FIT_LACK_OF_FIT: return "the residuals have structure: the model does not hold";
+    default: return NULL;
+    }
+}
+
 void tb_fit_clear(tb_fit *fit)
 {
     if (!fit)

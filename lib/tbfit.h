@@ -299,6 +299,8 @@ enum tb_fit_flag {
 
 /* The short name of one flag ("tau_at_bound"), or NULL. */
 const char *tb_fit_flag_name(unsigned flag);
+/* What FLAG means, in words, for a report; NULL for an unknown flag. */
+const char *tb_fit_flag_meaning(unsigned flag);
 
 /* What a fit found for one of its series. */
 typedef struct tb_fit_series {

@@ -1,0 +1,905 @@
+/*
+ * tb-report -- an experiment's runs as one self-contained HTML page: the
+ * runs and their metadata, each column's fit with its flags in words, the
+ * run length, the groups compared with their verdicts, the figures, and
+ * every warning the tools gave.
+ *
+ * The fits and run lengths are libtbfit's analysis (as tb-fit's); the
+ * comparison is tb-compare's, run on those fits; the figures are
+ * tb-plot's.  One answer everywhere: the page only gathers them.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <csv.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exit_status.h"
+#include "find_program.h"
+#include "output.h"
+#include "output_file.h"
+#include "paths.h"
+#include "progress.h"
+#include "tbfit.h"
+
+static const char usage_text[] =
+    "Usage: tb-report [OPTION]... -o DIR RUN|DIR...\n"
+    "Write DIR/index.html: one self-contained page of an experiment's runs\n"
+    "(their metadata, each column's fit and run length, the groups compared\n"
+    "with their verdicts, the figures, the warnings), and the figures as\n"
+    "PNG files in DIR/figures.\n"
+    "\n"
+    "  -o, --output=DIR        the report's folder (made if need be)\n"
+    "  -c, --column=SPEC       the columns to fit (default: the temperatures);\n"
+    "                          may be repeated\n"
+    "  -g, --group-by=HOW      compare groups of runs: dir, meta:KEY or\n"
+    "                          re:REGEX, as tb-compare(1)\n"
+    "  -b, --baseline=GROUP    the group the others are compared with\n"
+    "      --threshold=DELTA   °C of T∞ that is a regression (default 0.5)\n"
+    "      --tolerance=DELTA   °C of the run length (default 0.5)\n"
+    "      --title=TEXT        the page's title\n"
+    "      --max-figures=N     figures of the first N runs (default 12)\n"
+    "  -n, --order=N|auto      terms of the model (default 3)\n"
+    "      --ambient=COLUMN    subtract an ambient column first\n"
+    "      --from, --to, --tau-min, --tau-max, --level, --labels\n"
+    "                          as tb-fit(1)\n"
+    "  -h, --help              show this help and exit\n"
+    "  -V, --version           show the version and exit\n"
+    "\n"
+    "Exit status: 0 the report is written; 1 it is written and a fit failed\n"
+    "or a regression was found; 2 usage or input error; 3 output error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return tb_cli_usage_error("tb-report", fmt, arg);
+}
+
+enum { OPT_THRESHOLD = 256, OPT_TOLERANCE, OPT_TITLE, OPT_MAX_FIGURES };
+
+static const struct option own_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"column", required_argument, NULL, 'c'},
+    {"group-by", required_argument, NULL, 'g'},
+    {"baseline", required_argument, NULL, 'b'},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"max-figures", required_argument, NULL, OPT_MAX_FIGURES},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+struct settings {
+    const char *dir;
+    const char **columns;
+    size_t ncolumns;
+    const char *group_by, *baseline, *title;
+    const char *threshold;
+    double tolerance;
+    long max_figures;
+    struct tb_model_settings m;
+    const char **model_args;   /* the model options as given, for tb-plot */
+    size_t nmodel_args;
+};
+
+/* The long name of option VAL in OPTS. */
+static const char *option_name(const struct option *opts, int val)
+{
+    for (; opts->name; opts++)
+        if (opts->val == val)
+            return opts->name;
+    return "?";
+}
+
+static int parse_arguments(int argc, char **argv, struct settings *s, const struct option *options)
+{
+    char err[TB_ERRMAX];
+    int c;
+    double x;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:c:g:b:n:hV", options, NULL)) != -1) {
+        int m = tb_model_option(c, optarg, &s->m, err, sizeof err);
+        if (m < 0)
+            return usage_error("%s", err);
+        if (m > 0) {   /* kept as given, for tb-plot's figures */
+            char *a = NULL;
+            if (asprintf(&a, "--%s=%s", option_name(options, c), optarg) < 0 ||
+                tb_cli_push(&s->model_args, &s->nmodel_args, a) < 0)
+                return usage_error("%s", "out of memory");
+            continue;
+        }
+        switch (c) {
+        case 'o': s->dir = optarg; break;
+        case 'c':
+            if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
+                return usage_error("%s", "out of memory");
+            break;
+        case 'g': s->group_by = optarg; break;
+        case 'b': s->baseline = optarg; break;
+        case OPT_THRESHOLD:
+            if (tb_cli_number(optarg, &x) < 0 || !(x >= 0))
+                return usage_error("--threshold wants °C, not '%s'", optarg);
+            s->threshold = optarg;
+            break;
+        case OPT_TOLERANCE:
+            if (tb_cli_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
+                return usage_error("--tolerance wants a positive °C, not '%s'", optarg);
+            break;
+        case OPT_TITLE: s->title = optarg; break;
+        case OPT_MAX_FIGURES:
+            if (tb_cli_number(optarg, &x) < 0 || !(x >= 0 && x <= 10000) || x != floor(x))
+                return usage_error("--max-figures wants a count from 0 to 10000, not '%s'", optarg);
+            s->max_figures = (long)x;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return TB_EXIT_OK;
+        case 'V':
+            printf("tb-report (%s) %s\n", PACKAGE_NAME, tb_version());
+            return TB_EXIT_OK;
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return tb_cli_unknown_option("tb-report", argv[optind - 1], options);
+        }
+    }
+    if (tb_model_check(&s->m, err, sizeof err) < 0)
+        return usage_error("%s", err);
+    if (!s->dir)
+        return usage_error("%s", "no report folder: -o DIR");
+    if (optind >= argc)
+        return usage_error("%s", "no run given");
+    if (s->baseline && !s->group_by)
+        return usage_error("%s", "--baseline needs --group-by");
+    return -1;
+}
+
+/* --- HTML ----------------------------------------------------------------------- */
+
+/* S as HTML text. */
+static void html(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* "52.68 [52.62, 52.73]" in the text reports' one numeric style. */
+static void html_estimate(FILE *f, const tb_estimate *e, int fallback)
+{
+    char v[48], lo[48], hi[48];
+    int d = tb_interval_decimals(e->value, e->lo, e->hi, fallback);
+    tb_format_number(v, sizeof v, e->value, d, 0);
+    if (!isfinite(e->value)) {
+        fputs("–", f);
+        return;
+    }
+    if (isfinite(e->lo) && isfinite(e->hi)) {
+        tb_format_number(lo, sizeof lo, e->lo, d, 0);
+        tb_format_number(hi, sizeof hi, e->hi, d, 0);
+        fprintf(f, "%s <span class=ci>[%s, %s]</span>", v, lo, hi);
+    } else {
+        fprintf(f, "%s <span class=ci>[interval unknown]</span>", v);
+    }
+}
+
+/* Every flag of FLAGS ("a;b") in words. */
+static void html_flags(FILE *f, const char *flags)
+{
+    if (!flags || !*flags) {
+        fputs("<td class=ok>sound</td>", f);
+        return;
+    }
+    fputs("<td class=flag>", f);
+    char *copy = strdup(flags), *save = NULL;
+    for (char *t = copy ? strtok_r(copy, ";", &save) : NULL; t; t = strtok_r(NULL, ";", &save)) {
+        const char *words = NULL;
+        for (unsigned bit = 1; bit && bit <= TB_FIT_FLAG_LAST; bit <<= 1)
+            if (tb_fit_flag_name(bit) && strcmp(tb_fit_flag_name(bit), t) == 0)
+                words = tb_fit_flag_meaning(bit);
+        fputs("<b>", f);
+        html(f, t);
+        fputs("</b>", f);
+        if (words) {
+            fputs(": ", f);
+            html(f, words);
+        }
+        fputs("<br>", f);
+    }
+    free(copy);
+    fputs("</td>", f);
+}
+
+/* The PNG at PATH inlined as a data: URI, so that the page stands alone. */
+static int html_image(FILE *f, const char *path, const char *alt)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return -1;
+    fputs("<img alt=\"", f);
+    html(f, alt);
+    fputs("\" src=\"data:image/png;base64,", f);
+    unsigned char b[3];
+    size_t n;
+    while ((n = fread(b, 1, 3, in)) > 0) {
+        unsigned v = (unsigned)b[0] << 16 | (n > 1 ? (unsigned)b[1] << 8 : 0) | (n > 2 ? b[2] : 0);
+        fputc(b64[v >> 18 & 63], f);
+        fputc(b64[v >> 12 & 63], f);
+        fputc(n > 1 ? b64[v >> 6 & 63] : '=', f);
+        fputc(n > 2 ? b64[v & 63] : '=', f);
+    }
+    int bad = ferror(in);
+    fclose(in);
+    fputs("\">", f);
+    return bad ? -1 : 0;
+}
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}"
+    "h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
+    ".meta{color:#555}table{border-collapse:collapse;margin:.5em 0 1em;font-size:13px}"
+    "th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}"
+    "th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    ".ci{color:#666}.ok{color:#186a1c}.flag{color:#8a4b00}.bad{color:#b00020;font-weight:bold}"
+    ".verdict{font-size:1.2em;padding:.5em 1em;border-radius:4px;display:inline-block}"
+    ".verdict.bad{background:#fde8ea}.verdict.ok{background:#e8f5e9}"
+    "figure{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figure img{max-width:100%;"
+    "border:1px solid #eee}figcaption{color:#555}ul.msg li{font-family:monospace;font-size:12px}"
+    "@media print{body{margin:0;max-width:none;font-size:11px}h2{break-after:avoid}"
+    "table{break-inside:auto}tr{break-inside:avoid}}";
+
+/* --- the other tools ------------------------------------------------------------ */
+
+/* Run ARGV, its standard output into OUT (NULL: /dev/null) and its
+ * standard error appended to ERRS; its exit status, or -1. */
+static int run_tool(char *const *argv, const char *out, const char *errs)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        FILE *o = freopen(out ? out : "/dev/null", "w", stdout);
+        FILE *e = freopen(errs, "a", stderr);
+        if (!o || !e)
+            _exit(127);
+        execv(argv[0], argv);
+        fprintf(stderr, "tb-report: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int ws;
+    if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws))
+        return -1;
+    return WEXITSTATUS(ws);
+}
+
+/* tb-compare's CSV rows (column,group,metric,runs,mean,lo,hi,sd,baseline,
+ * diff,diff_lo,diff_hi,p,p_holm,verdict), as strings. */
+struct table {
+    char ***rows;
+    size_t nrows, ncells;
+    char **cur;
+    size_t ncur;
+};
+
+static void on_cell(void *s, size_t len, void *data)
+{
+    struct table *t = data;
+    char **nc = realloc(t->cur, (t->ncur + 1) * sizeof *nc);
+    if (!nc)
+        return;
+    t->cur = nc;
+    nc[t->ncur++] = strndup(s ? s : "", s ? len : 0);
+}
+
+static void on_row(int c, void *data)
+{
+    struct table *t = data;
+    (void)c;
+    char ***nr = realloc(t->rows, (t->nrows + 1) * sizeof *nr);
+    char **row = calloc(16, sizeof *row);
+    if (nr && row) {
+        t->rows = nr;
+        for (size_t i = 0; i < t->ncur && i < 16; i++)
+            row[i] = t->cur[i];
+        for (size_t i = 16; i < t->ncur; i++)
+            free(t->cur[i]);
+        nr[t->nrows++] = row;
+    } else {
+        free(row);
+        for (size_t i = 0; i < t->ncur; i++)
+            free(t->cur[i]);
+    }
+    free(t->cur);
+    t->cur = NULL;
+    t->ncur = 0;
+}
+
+static int table_read(const char *path, struct table *t)
+{
+    FILE *f = fopen(path, "r");
+    struct csv_parser p;
+    char buf[4096];
+    size_t n;
+    if (!f || csv_init(&p, CSV_APPEND_NULL) != 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        csv_parse(&p, buf, n, on_cell, on_row, t);
+    csv_fini(&p, on_cell, on_row, t);
+    csv_free(&p);
+    fclose(f);
+    return 0;
+}
+
+static void table_free(struct table *t)
+{
+    for (size_t i = 0; i < t->nrows; i++) {
+        for (size_t j = 0; j < 16; j++)
+            free(t->rows[i][j]);
+        free(t->rows[i]);
+    }
+    free(t->rows);
+}
+
+static const char *cell(char **row, int i)
+{
+    return row[i] ? row[i] : "";
+}
+
+/* --- the report ----------------------------------------------------------------- */
+
+struct report {
+    const struct settings *s;
+    tb_analysis *a;
+    tb_result *rows;          /* each analysed column, as tb-fit's results */
+    size_t nrows;
+    char tmp[PATH_MAX];       /* a private folder for the tools' outputs */
+    char figdir[PATH_MAX];
+    char errs[PATH_MAX + 16]; /* the tools' standard error, gathered */
+    struct table cmp;
+    int have_cmp, regression, failed;
+    char **figs, **captions;  /* PNG paths and what they show */
+    size_t nfigs;
+};
+
+static void add_figure(struct report *r, const char *path, const char *caption)
+{
+    char **nf = realloc(r->figs, (r->nfigs + 1) * sizeof *nf);
+    char **nc = nf ? realloc(r->captions, (r->nfigs + 1) * sizeof *nc) : NULL;
+    if (nf)
+        r->figs = nf;
+    if (nc)
+        r->captions = nc;
+    if (nf && nc) {
+        nf[r->nfigs] = strdup(path);
+        nc[r->nfigs] = strdup(caption);
+        r->nfigs++;
+    }
+}
+
+/* tb-plot FIGURE RUN [-c COLUMN] [model options] -o PNG; 0 when drawn. */
+static int plot_run(struct report *r, const char *tool, const char *figure, const char *run,
+                    const char *column, const char *png)
+{
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = tool;
+    argv[n++] = figure;
+    argv[n++] = run;
+    if (column) {
+        argv[n++] = "-c";
+        argv[n++] = column;
+    }
+    for (size_t i = 0; i < r->s->nmodel_args && n < 60; i++)
+        argv[n++] = r->s->model_args[i];
+    argv[n++] = "-o";
+    argv[n++] = png;
+    argv[n] = NULL;
+    int st = run_tool((char *const *)argv, NULL, r->errs);
+    return st == 0 || st == 1 ? 0 : -1;   /* 1: drawn, the fit flagged or failed */
+}
+
+/* The tool NAME (in the build tree's SUBDIR), or NULL with WITHOUT said
+ * among the page's messages. */
+static char *find_tool(struct report *r, const char *name, const char *subdir, const char *without)
+{
+    char *tool = tb_find_program(name, subdir);
+    FILE *e = tool ? NULL : fopen(r->errs, "a");
+    if (e) {
+        fprintf(e, "tb-report: %s is neither beside tb-report nor on PATH: %s\n", name, without);
+        fclose(e);
+    }
+    return tool;
+}
+
+/* The figures: each of the first --max-figures runs' fit and run length of
+ * its first column, and the groups compared. */
+static void make_figures(struct report *r, const char *results)
+{
+    char *tool = find_tool(r, "tb-plot", "plot", "no figures");
+    if (!tool)
+        return;
+    size_t nruns = tb_analysis_nruns(r->a), done = 0;
+    struct tb_progress progress;
+    tb_progress_start(&progress, "tb-report", "figures", nruns < (size_t)r->s->max_figures
+                                                          ? nruns : (size_t)r->s->max_figures);
+    for (size_t i = 0; i < r->nrows && done < (size_t)r->s->max_figures; i++) {
+        if (i > 0 && strcmp(r->rows[i].file, r->rows[i - 1].file) == 0)
+            continue;   /* one run's first column */
+        char png[PATH_MAX + 64], caption[PATH_MAX + 128];
+        const char *col = r->rows[i].column;
+        snprintf(png, sizeof png, "%s/fit-%zu.png", r->figdir, done + 1);
+        snprintf(caption, sizeof caption, "%s: %s, the fit and its residuals", r->rows[i].file, col);
+        if (plot_run(r, tool, "fit", r->rows[i].file, col, png) == 0)
+            add_figure(r, png, caption);
+        if (!r->s->m.auto_order && !r->rows[i].failed) {
+            snprintf(png, sizeof png, "%s/runlength-%zu.png", r->figdir, done + 1);
+            snprintf(caption, sizeof caption, "%s: %s, T∞ of the run's first minutes: how long a run "
+                     "must be", r->rows[i].file, col);
+            if (plot_run(r, tool, "runlength", r->rows[i].file, col, png) == 0)
+                add_figure(r, png, caption);
+        }
+        done++;
+        tb_progress_show(&progress, done);
+    }
+    tb_progress_clear(&progress);
+    if (r->have_cmp) {
+        char png[PATH_MAX + 64], caption[512];
+        snprintf(png, sizeof png, "%s/compare.png", r->figdir);
+        const char *argv[] = {tool, "compare", results, "--group-by", r->s->group_by, "--ops",
+                              "-o", png, NULL};
+        snprintf(caption, sizeof caption, "T∞ of each run and group, by %s, with intervals",
+                 r->s->group_by);
+        int st = run_tool((char *const *)argv, NULL, r->errs);
+        if (st == 0 || st == 1)
+            add_figure(r, png, caption);
+    }
+    free(tool);
+}
+
+/* tb-compare on the fits, by --group-by: its table and verdicts. */
+static void compare_groups(struct report *r, const char *results)
+{
+    char *tool = find_tool(r, "tb-compare", "compare", "no comparison");
+    char out[PATH_MAX + 32];
+    if (!tool)
+        return;
+    snprintf(out, sizeof out, "%s/compare.csv", r->tmp);
+    const char *argv[16];
+    size_t n = 0;
+    argv[n++] = tool;
+    argv[n++] = "-f";
+    argv[n++] = "csv";
+    argv[n++] = "--group-by";
+    argv[n++] = r->s->group_by;
+    if (r->s->baseline) {
+        argv[n++] = "--baseline";
+        argv[n++] = r->s->baseline;
+    }
+    if (r->s->threshold) {
+        argv[n++] = "--threshold";
+        argv[n++] = r->s->threshold;
+    }
+    argv[n++] = results;
+    argv[n] = NULL;
+    int st = run_tool((char *const *)argv, out, r->errs);
+    if ((st == 0 || st == 1) && table_read(out, &r->cmp) == 0) {
+        r->have_cmp = 1;
+        r->regression = st == 1;
+    }
+    free(tool);
+}
+
+static void write_runs(FILE *f, const struct report *r)
+{
+    size_t nruns = tb_analysis_nruns(r->a);
+    /* one column per metadata key any run has, in order of appearance */
+    const char *keys[64];
+    size_t nkeys = 0;
+    for (size_t i = 0; i < nruns; i++) {
+        const tb_run *run = tb_analysis_run(r->a, i);
+        for (size_t k = 0; run && k < tb_run_nmeta(run) && nkeys < 64; k++) {
+            const char *key = tb_run_meta_key(run, k);
+            size_t j = 0;
+            while (j < nkeys && strcmp(keys[j], key) != 0)
+                j++;
+            if (j == nkeys && strncmp(key, "truth", 5) != 0 && strncmp(key, "trip.", 5) != 0)
+                keys[nkeys++] = key;
+        }
+    }
+    fprintf(f, "<section id=runs><h2>Runs</h2><p>%zu run%s.</p><table><tr><th>run</th><th>started</th>",
+            nruns, nruns == 1 ? "" : "s");
+    for (size_t j = 0; j < nkeys; j++) {
+        fputs("<th>", f);
+        html(f, keys[j]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t i = 0; i < nruns; i++) {
+        const tb_run *run = tb_analysis_run(r->a, i);
+        if (!run)
+            continue;
+        fputs("<tr><td>", f);
+        html(f, tb_run_source(run));
+        fputs("</td><td>", f);
+        html(f, tb_run_started(run) ? tb_run_started(run) : "");
+        fputs("</td>", f);
+        for (size_t j = 0; j < nkeys; j++) {
+            fputs("<td>", f);
+            html(f, tb_run_meta(run, keys[j]));
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
+
+static void write_fits(FILE *f, const struct report *r)
+{
+    int order = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        if (r->rows[i].order > order)
+            order = r->rows[i].order;
+    fputs("<section id=fits><h2>Fits</h2><p>T(t) = T∞ + Σ k<sub>i</sub>·exp(−t/τ<sub>i</sub>), each "
+          "estimate with its interval, written with the digits the interval carries.</p>\n", f);
+    fputs("<table><tr><th>run</th><th>column</th><th>T∞</th>", f);
+    for (int j = 0; j < order; j++)
+        fprintf(f, "<th>τ%d (s)</th>", j + 1);
+    fputs("<th>rmse</th><th>run length</th><th>flags</th></tr>\n", f);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const tb_result *x = &r->rows[i];
+        const tb_analysed_column *c = tb_analysis_column(r->a, i);
+        fputs("<tr><td>", f);
+        html(f, x->file);
+        fputs("</td><td>", f);
+        html(f, x->column);
+        fputs("</td>", f);
+        if (x->failed) {
+            fprintf(f, "<td class=bad colspan=%d>the fit failed: ", order + 3);
+            html(f, x->error);
+            fputs("</td><td></td></tr>\n", f);
+            continue;
+        }
+        fputs("<td class=num>", f);
+        html_estimate(f, &x->t_inf, 2);
+        fputs(" ", f);
+        html(f, x->unit);
+        fputs("</td>", f);
+        for (int j = 0; j < order; j++) {
+            fputs("<td class=num>", f);
+            if (j < x->order)
+                html_estimate(f, &x->tau[j], 1);
+            fputs("</td>", f);
+        }
+        fprintf(f, "<td class=num>%.3g</td><td>", x->rmse);
+        if (c && c->run_length && isfinite(c->run_length->shortest)) {
+            if (c->run_length->shortest >= x->duration * 0.999)
+                fputs("<span class=flag>the whole run: no shorter one holds T∞</span>", f);
+            else
+                fprintf(f, "%.0f s (%.1f min)", c->run_length->shortest, c->run_length->shortest / 60);
+        } else if (c && c->run_length) {
+            fputs("<span class=flag>not found: a longer run</span>", f);
+        } else {
+            fputs("–", f);
+        }
+        fputs("</td>", f);
+        html_flags(f, x->flags);
+        fputs("</tr>\n", f);
+    }
+    fprintf(f, "</table><p class=meta>Run length: the shortest prefix from which T∞'s interval stays "
+               "within ±%g °C of the whole run's.</p></section>\n", r->s->tolerance);
+}
+
+static void write_comparison(FILE *f, const struct report *r)
+{
+    if (!r->s->group_by)
+        return;
+    fputs("<section id=comparison><h2>Comparison</h2>", f);
+    if (!r->have_cmp) {
+        fputs("<p class=bad>The groups could not be compared: see the messages below.</p></section>\n", f);
+        return;
+    }
+    fputs("<p>Each group against the baseline: Welch's t-test, Holm-corrected; a verdict is "
+          "significant <i>and</i> beyond its threshold (tb-compare(1)).</p>\n", f);
+    fputs("<table><tr><th>column</th><th>group</th><th>quantity</th><th>runs</th><th>mean</th>"
+          "<th>change from the baseline</th><th>p (Holm)</th><th>verdict</th></tr>\n", f);
+    for (size_t i = 1; i < r->cmp.nrows; i++) {
+        char **row = r->cmp.rows[i];
+        const char *metric = cell(row, 2), *verdict = cell(row, 14);
+        char name[32];
+        if (strcmp(metric, "T_inf") == 0)
+            snprintf(name, sizeof name, "T∞ (°C)");
+        else if (strncmp(metric, "tau", 3) == 0)
+            snprintf(name, sizeof name, "τ%s (s)", metric + 3);
+        else
+            snprintf(name, sizeof name, "operations/s");
+        tb_estimate mean = {atof(cell(row, 4)), *cell(row, 5) ? atof(cell(row, 5)) : NAN,
+                            *cell(row, 6) ? atof(cell(row, 6)) : NAN};
+        int ops = strcmp(metric, "ops_per_s") == 0;
+        fputs("<tr><td>", f);
+        html(f, cell(row, 0));
+        fputs("</td><td>", f);
+        html(f, cell(row, 1));
+        fprintf(f, "</td><td>%s</td><td class=num>", name);
+        html(f, cell(row, 3));
+        fputs("</td><td class=num>", f);
+        html_estimate(f, &mean, ops ? 0 : 2);
+        fputs("</td><td class=num>", f);
+        if (*cell(row, 9)) {
+            char d[48], lo[48], hi[48];
+            double dv = atof(cell(row, 9)), dl = atof(cell(row, 10)), dh = atof(cell(row, 11));
+            int dec = tb_interval_decimals(dv, dl, dh, ops ? 0 : 2);
+            tb_format_number(d, sizeof d, dv, dec, 1);
+            tb_format_number(lo, sizeof lo, dl, dec, 1);
+            tb_format_number(hi, sizeof hi, dh, dec, 1);
+            fprintf(f, "%s <span class=ci>[%s, %s]</span>", d, lo, hi);
+        } else {
+            fputs(strcmp(cell(row, 1), cell(row, 8)) == 0 ? "baseline" : "–", f);
+        }
+        fputs("</td><td class=num>", f);
+        if (*cell(row, 13))
+            fprintf(f, "%.2g", atof(cell(row, 13)));
+        fprintf(f, "</td><td class=%s>", strcmp(verdict, "regression") == 0 ||
+                                             strcmp(verdict, "changed") == 0 ? "bad" : "ok");
+        html(f, verdict);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
+
+static void write_messages(FILE *f, const struct report *r)
+{
+    size_t n = tb_analysis_nmessages(r->a);
+    FILE *e = fopen(r->errs, "r");
+    char *line = NULL;
+    size_t size = 0;
+    fputs("<section id=messages><h2>Warnings and notes</h2>", f);
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        fputs(any++ ? "<li>" : "<ul class=msg><li>", f);
+        html(f, tb_analysis_message(r->a, i));
+        fputs("</li>\n", f);
+    }
+    char *prev = NULL;
+    while (e && getline(&line, &size, e) >= 0) {
+        line[strcspn(line, "\n")] = '\0';
+        if (prev && strcmp(prev, line) == 0)
+            continue;   /* a fit's figure and its run length's say it alike */
+        fputs(any++ ? "<li>" : "<ul class=msg><li>", f);
+        html(f, line);
+        fputs("</li>\n", f);
+        free(prev);
+        prev = strdup(line);
+    }
+    free(prev);
+    free(line);
+    if (e)
+        fclose(e);
+    fputs(any ? "</ul>" : "<p class=ok>None: every run was read and fitted without a word.</p>", f);
+    fputs("</section>\n", f);
+}
+
+static int write_page(FILE *f, struct report *r, int argc, char **argv)
+{
+    char when[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M %z", localtime_r(&now, &tm));
+    size_t flagged = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        flagged += !r->rows[i].failed && r->rows[i].flags && *r->rows[i].flags;
+    fputs("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>\n<title>", f);
+    html(f, r->s->title ? r->s->title : "tbkit report");
+    fprintf(f, "</title>\n<meta name=viewport content=\"width=device-width\">\n<style>%s</style>"
+               "</head>\n<body>\n<h1>", style);
+    html(f, r->s->title ? r->s->title : "tbkit report");
+    fprintf(f, "</h1>\n<p class=meta>Made by tb-report (tbkit %s) on %s: tb-report", tb_version(), when);
+    for (int i = 1; i < argc; i++) {
+        fputc(' ', f);
+        html(f, argv[i]);
+    }
+    fputs("</p>\n<section id=summary><h2>Summary</h2>", f);
+    if (r->s->group_by && r->have_cmp)
+        fprintf(f, "<p class=\"verdict %s\">%s</p>", r->regression ? "bad" : "ok",
+                r->regression ? "Regression found" : "No regression");
+    fprintf(f, "<p>%zu run%s, %zu column%s fitted: %zu sound, %zu flagged, %d failed.</p></section>\n",
+            tb_analysis_nruns(r->a), tb_analysis_nruns(r->a) == 1 ? "" : "s", r->nrows,
+            r->nrows == 1 ? "" : "s", r->nrows - flagged - (size_t)r->failed, flagged, r->failed);
+    write_runs(f, r);
+    write_fits(f, r);
+    write_comparison(f, r);
+    fputs("<section id=figures><h2>Figures</h2>\n", f);
+    for (size_t i = 0; i < r->nfigs; i++) {
+        fputs("<figure>", f);
+        if (html_image(f, r->figs[i], r->captions[i]) < 0)
+            return -1;
+        fputs("<figcaption>", f);
+        html(f, r->captions[i]);
+        fputs("</figcaption></figure>\n", f);
+    }
+    if (!r->nfigs)
+        fputs("<p>No figure (see the messages).</p>", f);
+    if (tb_analysis_nruns(r->a) > (size_t)r->s->max_figures)
+        fprintf(f, "<p class=meta>The figures of the first %ld runs (--max-figures).</p>",
+                r->s->max_figures);
+    fputs("</section>\n", f);
+    write_messages(f, r);
+    /* for a browser's test, and for a reader's: every figure loaded? */
+    fputs("<script>addEventListener('load',function(){var i=document.images,n=0;"
+          "for(var k=0;k<i.length;k++)if(i[k].complete&&i[k].naturalWidth>0)n++;"
+          "document.body.setAttribute('data-figures',n+'/'+i.length)})</script>\n"
+          "</body></html>\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+static int make_dir(const char *path)
+{
+    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = {.tolerance = 0.5, .max_figures = 12};
+    struct report r = {.s = &s};
+    struct tb_paths paths = {0};
+    char err[TB_ERRMAX];
+    tb_model_settings_init(&s.m);
+    struct option *options = tb_cli_options(own_options);
+    int status = options ? parse_arguments(argc, argv, &s, options) : TB_EXIT_OUTPUT;
+    free(options);
+    if (status >= 0)
+        goto out;
+    status = TB_EXIT_OK;
+    for (int i = optind; i < argc; i++)
+        if (tb_paths_add(&paths, argv[i], "tb-report") < 0)
+            status = TB_EXIT_INPUT;
+    if (status == TB_EXIT_OK && paths.n == 0) {
+        fprintf(stderr, "tb-report: no run found in the inputs given\n");
+        status = TB_EXIT_INPUT;
+    }
+    if (status != TB_EXIT_OK)
+        goto out;
+
+    /* the folders: the report's, its figures', a private one for the tools */
+    snprintf(r.figdir, sizeof r.figdir, "%s/figures", s.dir);
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(r.tmp, sizeof r.tmp, "%s/tb-report.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (make_dir(s.dir) < 0 || make_dir(r.figdir) < 0 || !mkdtemp(r.tmp)) {
+        fprintf(stderr, "tb-report: %s: %s\n", make_dir(s.dir) < 0 ? s.dir : r.tmp, strerror(errno));
+        r.tmp[0] = '\0';
+        status = TB_EXIT_OUTPUT;
+        goto out;
+    }
+    snprintf(r.errs, sizeof r.errs, "%s/messages", r.tmp);
+
+    /* the fits and run lengths, as tb-fit makes them */
+    tb_analysis_options o = tb_model_analysis_options(&s.m);
+    o.columns = s.columns;
+    o.ncolumns = s.ncolumns;
+    o.tolerance = s.tolerance;
+    o.run_length = !s.m.auto_order;
+    if (!(r.a = tb_analyse_paths((const char *const *)paths.v, paths.n, &o, err, sizeof err))) {
+        fprintf(stderr, "tb-report: %s\n", err);
+        status = TB_EXIT_INPUT;
+        goto out;
+    }
+    for (size_t i = 0; i < tb_analysis_nmessages(r.a); i++)
+        fprintf(stderr, "tb-report: %s\n", tb_analysis_message(r.a, i));
+    size_t ncols = tb_analysis_ncolumns(r.a);
+    if (ncols == 0) {
+        fprintf(stderr, "tb-report: nothing to fit in the inputs given\n");
+        status = TB_EXIT_INPUT;
+        goto out;
+    }
+    r.rows = calloc(ncols, sizeof *r.rows);
+    char results[PATH_MAX + 32];
+    snprintf(results, sizeof results, "%s/results.csv", r.tmp);
+    FILE *rf = r.rows ? fopen(results, "w") : NULL;
+    if (!rf || tb_results_write_header(rf, TB_FIT_MAX_ORDER) < 0) {
+        fprintf(stderr, "tb-report: %s: %s\n", results, strerror(errno));
+        if (rf)
+            fclose(rf);
+        status = TB_EXIT_OUTPUT;
+        goto out;
+    }
+    for (size_t i = 0; i < ncols; i++) {
+        if (tb_result_from_column(tb_analysis_column(r.a, i), &r.rows[r.nrows]) < 0)
+            continue;
+        r.failed += r.rows[r.nrows].failed;
+        tb_results_write(rf, &r.rows[r.nrows++], TB_FIT_MAX_ORDER);
+    }
+    if (fclose(rf) != 0) {
+        status = TB_EXIT_OUTPUT;
+        goto out;
+    }
+
+    if (s.group_by)
+        compare_groups(&r, results);
+    make_figures(&r, results);
+
+    char page[PATH_MAX + 16];
+    snprintf(page, sizeof page, "%s/index.html", s.dir);
+    struct tb_output_file out = {0};
+    if (tb_output_open(&out, page, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-report: %s\n", err);
+        status = TB_EXIT_OUTPUT;
+        goto out;
+    }
+    if (write_page(out.f, &r, argc, argv) < 0 || tb_output_commit(&out, err, sizeof err) < 0) {
+        tb_output_abort(&out);
+        fprintf(stderr, "tb-report: %s: cannot write it\n", page);
+        status = TB_EXIT_OUTPUT;
+        goto out;
+    }
+    /* the tools' own messages, said here too */
+    FILE *e = fopen(r.errs, "r");
+    char *line = NULL;
+    size_t size = 0;
+    char *prev = NULL;
+    while (e && getline(&line, &size, e) >= 0) {
+        if (!prev || strcmp(prev, line) != 0)
+            fputs(line, stderr);
+        free(prev);
+        prev = strdup(line);
+    }
+    free(prev);
+    free(line);
+    if (e)
+        fclose(e);
+    fprintf(stderr, "tb-report: %s: %zu runs, %zu fits, %zu figures%s\n", page, tb_analysis_nruns(r.a),
+            r.nrows, r.nfigs, r.regression ? "; a regression" : "");
+    /* a run that could not be read is an input error, said above */
+    status = tb_analysis_status(r.a) > TB_EXIT_FIT ? tb_analysis_status(r.a)
+             : r.failed || r.regression ? TB_EXIT_FIT : TB_EXIT_OK;
+out:
+    if (r.tmp[0]) {   /* the private folder and what the tools left in it */
+        char path[PATH_MAX + 32];
+        const char *names[] = {"results.csv", "compare.csv", "messages"};
+        for (size_t i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/%s", r.tmp, names[i]);
+            remove(path);
+        }
+        rmdir(r.tmp);
+    }
+    for (size_t i = 0; i < r.nfigs; i++) {
+        free(r.figs[i]);
+        free(r.captions[i]);
+    }
+    free(r.figs);
+    free(r.captions);
+    table_free(&r.cmp);
+    tb_results_free(r.rows, r.nrows);
+    tb_analysis_free(r.a);
+    tb_paths_free(&paths);
+    for (size_t i = 0; i < s.nmodel_args; i++)
+        free((char *)s.model_args[i]);
+    free(s.model_args);
+    free(s.columns);
+    tb_model_settings_free(&s.m);
+    if (fflush(stdout) != 0)
+        status = TB_EXIT_OUTPUT;
+    return status;
+}
