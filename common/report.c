@@ -573,7 +573,13 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
     tb_format_number(full, sizeof full, rl->t_inf.value, d, 0);
     fprintf(f, "  full run: T∞ %s °C; the fitted curve settles within %g °C after %.0f s\n",
             full, tolerance, rl->settle);
-    if (isfinite(rl->shortest))
+    double whole = rl->nprefix ? rl->prefix[rl->nprefix - 1].length : NAN;
+    if (isfinite(rl->shortest) && rl->shortest >= whole * (1 - 1e-9))
+        /* only the whole run holds: it says nothing of a shorter one, and
+         * a longer one was not tried */
+        fprintf(f, "  shortest run: the whole run (%.0f s): no shorter prefix keeps T∞ within ±%g °C; "
+                   "a longer run would tell how long one must be\n", whole, tolerance);
+    else if (isfinite(rl->shortest))
         fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞'s interval stays within "
                    "±%g °C of the full run's T∞\n", rl->shortest, rl->shortest / 60, tolerance);
     else if (rl->t_inf.lo < rl->t_inf.value - tolerance || rl->t_inf.hi > rl->t_inf.value + tolerance)
