@@ -354,14 +354,36 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
     char title[256];
     snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
              t->groups[t->baseline]);
-    char *const argv[] = {tool, "compare", results, "--group-by", (char *)s->group_by,
-                          "--ops", "--title", title, "-o", (char *)s->plot,
-                          s->group_order ? "--group-order" : NULL, (char *)s->group_order, NULL};
+    /* the baseline, the threshold and the verdicts of T∞ drawn with it */
+    char threshold[64], baseline[PATH_MAX + 16];
+    snprintf(threshold, sizeof threshold, "--threshold=%.17g", s->threshold);
+    snprintf(baseline, sizeof baseline, "--baseline=%s", t->groups[t->baseline]);
+    char **verdicts = calloc(t->ntests + 1, sizeof *verdicts);
+    size_t nv = 0;
+    for (size_t i = 0; verdicts && i < t->ntests; i++) {
+        const struct compare_test *k = &t->tests[i];
+        if (k->column == 0 && k->metric == M_TINF && *k->verdict &&
+            asprintf(&verdicts[nv], "--verdict=%s=%s", t->groups[k->group], k->verdict) >= 0)
+            nv++;
+    }
+    const char *argv[32 + 64];
+    size_t na = 0;
+    const char *fixed[] = {tool, "compare", results, "--group-by", s->group_by, "--ops", "--title", title,
+                           "-o", s->plot, threshold, baseline};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        argv[na++] = fixed[i];
+    if (s->group_order) {
+        argv[na++] = "--group-order";
+        argv[na++] = s->group_order;
+    }
+    for (size_t i = 0; i < nv && na < sizeof argv / sizeof *argv - 1; i++)
+        argv[na++] = verdicts[i];
+    argv[na] = NULL;
     int status = TB_EXIT_INPUT;
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        execv(argv[0], argv);
+        execv(argv[0], (char *const *)argv);
         fprintf(stderr, "tb-compare: --plot: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
@@ -373,6 +395,9 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
     remove(results);
     rmdir(dir);
     free(tool);
+    for (size_t i = 0; i < nv; i++)
+        free(verdicts[i]);
+    free(verdicts);
     return status;
 }
 

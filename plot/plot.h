@@ -21,6 +21,10 @@ struct plot_settings {
     const char *group_by;       /* compare: NULL, "dir", "meta:KEY" or "re:REGEX" */
     const char *group_order;    /* compare: --group-order G1,G2,... */
     int ops;                    /* compare: operations per second too */
+    const char *baseline;       /* compare: the group the line is drawn at */
+    double threshold;           /* compare: °C above it that is a regression */
+    const char **verdicts;      /* compare: "GROUP=WORD" written above them */
+    size_t nverdicts;
     const char *power;          /* zth: the power column, or NULL */
     double power_step, idle_power;  /* zth: W given, or NaN */
     int spectrum;               /* the spectrum figure: its analysis too */

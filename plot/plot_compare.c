@@ -334,9 +334,32 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     }
     if (s->ops && !any_ops)
         fprintf(stderr, "tb-plot: note: the results have no operations per second to draw\n");
+    /* the baseline (--baseline, else the first group) and the threshold
+     * above it, the line tb-compare's verdict of a regression is about */
+    size_t base = 0;
+    if (s->baseline) {
+        while (base < ng && strcmp(groups[base].name, s->baseline) != 0)
+            base++;
+        if (base == ng) {
+            fprintf(stderr, "tb-plot: --baseline: no group %s\n", s->baseline);
+            free(x);
+            status = TB_EXIT_INPUT;
+            goto done;
+        }
+    }
+    /* within one column, as tb-compare compares (two sensors are not one
+     * baseline) */
+    int lines = s->group_by && columns == 1 && ng > 1 && isfinite(y[base]);
+    if (lines)
+        hi = fmax(hi, y[base] + s->threshold);
     int draw_ops = s->ops && any_ops;
+    /* the same rate in every group: said in the legend, no axis invented
+     * around it (it was 119 to 121 for 120) */
+    int same_ops = draw_ops && !(ohi - olo > 1e-9 * fmax(fabs(olo), fabs(ohi)));
+    if (same_ops)
+        draw_ops = 0;
     padded_range(&lo, &hi);
-    hi += (hi - lo) * 0.08;   /* room for the "n = N" above the highest interval */
+    hi += (hi - lo) * (s->nverdicts ? 0.16 : 0.08);   /* room for "n = N" (and a verdict) above */
     if (draw_ops) {
         padded_range(&olo, &ohi);
         padded_range(&olo, &ohi);   /* room for the markers */
@@ -358,7 +381,47 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     draw_axes(0.09, right, bottom, 0.80, x0, x1, lo, hi, "bc", draw_ops ? "bnstv" : "bcnstv",
               NULL, "T∞ (°C)");
     plcol0(C_BLACK);
-    plmtex("t", 5.0, 0.5, 0.5, s->fig.title ? s->fig.title : "T∞ compared");
+    char title[256];
+    if (columns == 1 && nrows > 0)
+        snprintf(title, sizeof title, "%s: T∞ by %s", rows[0].column, s->group_by ? s->group_by : "run");
+    plmtex("t", 5.0, 0.5, 0.5, s->fig.title ? s->fig.title : columns == 1 && nrows > 0 ? title : "T∞ compared");
+    /* what the categories are */
+    plschr(0, 0.8);
+    plmtex("b", upright ? bottom / (0.80 - bottom) * 10 + 1.0 : 3.2, 0.5, 0.5,
+           s->group_by ? s->group_by : "run");
+    plschr(0, 1.0);
+    if (lines) {
+        double bx[2] = {x0, x1}, by[2] = {y[base], y[base]}, ty[2] = {y[base] + s->threshold,
+                                                                      y[base] + s->threshold};
+        char text[128];
+        draw_line(2, bx, by, INFINITY, C_GREY, 2, 1.5);
+        if (s->threshold > 0)
+            draw_line(2, bx, ty, INFINITY, C_RED, 3, 1.5);
+        plschr(0, 0.7);
+        plcol0(C_GREY);
+        snprintf(text, sizeof text, "baseline %s", groups[base].name);
+        plptex(x1 - 0.05, y[base] - (hi - lo) * 0.025, 1.0, 0.0, 1.0, text);
+        if (s->threshold > 0) {
+            plcol0(C_RED);
+            snprintf(text, sizeof text, "+%g °C: a regression, if significant", s->threshold);
+            plptex(x1 - 0.05, y[base] + s->threshold + (hi - lo) * 0.035, 1.0, 0.0, 1.0, text);
+        }
+        plschr(0, 1.0);
+    }
+    /* tb-compare's verdicts, above their groups */
+    for (size_t v = 0; v < s->nverdicts; v++) {
+        const char *eq = strchr(s->verdicts[v], '=');
+        for (size_t g = 0; g < ng; g++) {
+            if (strlen(groups[g].name) != (size_t)(eq - s->verdicts[v]) ||
+                strncmp(groups[g].name, s->verdicts[v], (size_t)(eq - s->verdicts[v])) != 0)
+                continue;
+            plcol0(strcmp(eq + 1, "improvement") == 0 ? C_GREEN : C_RED);
+            plschr(0, 0.9);
+            plptex((double)g + 1, yhi[g] + (hi - lo) * 0.11, 1.0, 0.0, 0.5, eq + 1);
+            plschr(0, 1.0);
+        }
+    }
+    plcol0(C_BLACK);
     plschr(0, ng > 12 ? 0.6 : 0.8);
     for (size_t g = 0; g < ng; g++) {
         double pos = ((double)g + 1 - x0) / (x1 - x0);
@@ -399,6 +462,12 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         plstring((PLINT)ng, ox, oy, "◆");
         plschr(0, 1.0);
         legend_points(&lg, "operations/s (right axis)", C_ORANGE);
+        lg.symbol[lg.n - 1] = "◆";
+    }
+    if (same_ops) {
+        char same[96];
+        snprintf(same, sizeof same, "operations/s: %.6g in every group", olo);
+        legend_points(&lg, same, C_ORANGE);
         lg.symbol[lg.n - 1] = "◆";
     }
     legend_draw_outside_top(&lg);

@@ -62,6 +62,13 @@ static const char usage_text[] =
     "      --group-order=G1,G2,...  compare: these groups first, the others\n"
     "                         after in natural order (5.4 < 5.10 < 6.1)\n"
     "      --ops              compare: operations per second on a second axis\n"
+    "      --baseline=GROUP   compare: the group drawn as the baseline (default\n"
+    "                         the first)\n"
+    "      --threshold=DELTA  compare: the line DELTA °C above the baseline\n"
+    "                         beyond which a warming is a regression (default\n"
+    "                         0.5, as tb-compare's)\n"
+    "      --verdict=GROUP=WORD  compare: write WORD above GROUP (tb-compare\n"
+    "                         --plot gives its verdicts); may be repeated\n"
     "      --x=meta:KEY       sweep: the x axis, a number in the runs' \"# KEY:\"\n"
     "                         lines (frequencies such as 1.2GHz in MHz)\n"
     "      --by=HOW           sweep: a line per group, HOW as --group-by\n"
@@ -123,7 +130,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
 
 enum {
     OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
-    OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y,
+    OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y, OPT_BASELINE, OPT_THRESHOLD, OPT_VERDICT,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -136,6 +143,9 @@ static const struct option own_options[] = {
     {"group-by", required_argument, NULL, OPT_GROUP_BY},
     {"group-order", required_argument, NULL, OPT_GROUP_ORDER},
     {"ops", no_argument, NULL, OPT_OPS},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"verdict", required_argument, NULL, OPT_VERDICT},
     {"power", required_argument, NULL, OPT_POWER},
     {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
     {"x", required_argument, NULL, OPT_X},
@@ -209,6 +219,17 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             s->sweep_y = optarg;
             break;
         case OPT_OPS: s->ops = 1; break;
+        case OPT_BASELINE: s->baseline = optarg; break;
+        case OPT_THRESHOLD:
+            if (tb_cli_number(optarg, &s->threshold) < 0 || !(s->threshold >= 0))
+                return usage_error("--threshold wants °C, not '%s'", optarg);
+            break;
+        case OPT_VERDICT:
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                return usage_error("--verdict wants GROUP=WORD, not '%s'", optarg);
+            if (tb_cli_push(&s->verdicts, &s->nverdicts, optarg) < 0)
+                return usage_error("%s", "out of memory");
+            break;
         case OPT_POWER:
             if (tb_cli_power_option(optarg, &s->power, &s->power_step, err, sizeof err) < 0)
                 return usage_error("%s", err);
@@ -256,7 +277,7 @@ static int is_directory(const char *path)
 int main(int argc, char **argv)
 {
     struct plot_settings s = {.fig = {.width = 1280, .height = 800}, .tolerance = 0.5, .step = 60,
-                              .power_step = NAN, .idle_power = NAN};
+                              .power_step = NAN, .idle_power = NAN, .threshold = 0.5};
     char err[TB_ERRMAX];
 
     tb_model_settings_init(&s.m);
@@ -317,6 +338,7 @@ int main(int argc, char **argv)
     }
     if (status >= 0) {
         free(s.columns);
+        free(s.verdicts);
         tb_model_settings_free(&s.m);
         return status;
     }
@@ -335,6 +357,7 @@ int main(int argc, char **argv)
         status = plot_compare(&s, argv + first, nargs);
     status = figure_finish(status);
     free(s.columns);
+    free(s.verdicts);
     tb_model_settings_free(&s.m);
     return status;
 }

@@ -469,13 +469,31 @@ static void make_figures(struct report *r, const char *results)
     if (r->have_cmp) {
         char png[PATH_MAX + 64], caption[512];
         snprintf(png, sizeof png, "%s/compare.png", r->figdir);
-        const char *argv[] = {tool, "compare", results, "--group-by", r->s->group_by, "--ops",
-                              "-o", png, NULL};
+        /* with tb-compare's baseline, threshold and verdicts of T∞ */
+        const char *argv[64];
+        char *own[40];
+        size_t n = 0, nown = 0;
+        const char *fixed[] = {tool, "compare", results, "--group-by", r->s->group_by, "--ops", "-o", png};
+        for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+            argv[n++] = fixed[i];
+        if (r->s->threshold && asprintf(&own[nown], "--threshold=%s", r->s->threshold) >= 0)
+            argv[n++] = own[nown++];
+        for (size_t i = 1; i < r->cmp.nrows && nown < 40; i++) {
+            char **row = r->cmp.rows[i];
+            if (i == 1 && asprintf(&own[nown], "--baseline=%s", cell(row, 8)) >= 0)
+                argv[n++] = own[nown++];
+            if (strcmp(cell(row, 2), "T_inf") == 0 && *cell(row, 14) && nown < 40 &&
+                asprintf(&own[nown], "--verdict=%s=%s", cell(row, 1), cell(row, 14)) >= 0)
+                argv[n++] = own[nown++];
+        }
+        argv[n] = NULL;
         snprintf(caption, sizeof caption, "T∞ of each run and group, by %s, with intervals",
                  r->s->group_by);
         int st = run_tool((char *const *)argv, NULL, r->errs);
         if (st == 0 || st == 1)
             add_figure(r, png, caption);
+        for (size_t i = 0; i < nown; i++)
+            free(own[i]);
     }
     free(tool);
 }
