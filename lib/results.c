@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <csv.h>
+#include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -132,8 +133,7 @@ void tb_result_clear(tb_result *r)
     }
 }
 
-/* S with %, ; and = written %25, %3B and %3D, appended to *OUT (of *LEN
- * bytes so far, open_memstream's). */
+/* S to F with %, ; and = written %25, %3B and %3D. */
 static void meta_encode(FILE *f, const char *s)
 {
     for (; *s; s++) {
@@ -174,7 +174,8 @@ static char *meta_decode(const char *s, size_t n)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         unsigned v;
-        if (s[i] == '%' && i + 2 < n + 1 && sscanf(s + i + 1, "%2X", &v) == 1) {
+        if (s[i] == '%' && i + 2 < n + 1 && isxdigit((unsigned char)s[i + 1]) &&
+            isxdigit((unsigned char)s[i + 2]) && sscanf(s + i + 1, "%2X", &v) == 1) {
             *o++ = (char)v;
             i += 2;
         } else {

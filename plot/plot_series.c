@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "output.h"
 #include "plot.h"
 
 static const int colours[] = {C_BLUE, C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN, C_TEAL,
@@ -412,17 +413,25 @@ int plot_runlength(const struct plot_settings *s, const char *path)
     }
     free(xs);
     char t_full[128], t_band[64], t_short[128];
-    legend_points(&lg, "T∞ fitted to the run's first minutes, with its interval", C_BLUE);
+    legend_points(&lg, "T∞ fitted to the run up to each length, with its interval", C_BLUE);
     legend_points(&lg, "a flagged (degenerate) fit, clipped to the frame", C_GREY);
-    snprintf(t_full, sizeof t_full, "T∞ of the whole run: %.2f °C", full);
+    char full_text[48];
+    tb_format_number(full_text, sizeof full_text, full,
+                     tb_interval_decimals(full, rl.t_inf.lo, rl.t_inf.hi, 2), 0);
+    snprintf(t_full, sizeof t_full, "T∞ of the whole run: %s °C", full_text);
     legend_line(&lg, t_full, C_GREY, 3, 1.5);
     snprintf(t_band, sizeof t_band, "± %g °C", tol);
     legend_line(&lg, t_band, C_BAND, 1, 8);
     if (isfinite(rl.shortest)) {
         double sx[2] = {rl.shortest / scale, rl.shortest / scale}, sy[2] = {lo, hi};
         draw_line(2, sx, sy, NAN, C_RED, 2, 2);
-        snprintf(t_short, sizeof t_short, "shortest run: %.0f s (%.1f min); settles after %.0f s",
-                 rl.shortest, rl.shortest / 60, rl.settle);
+        double whole = rl.prefix[rl.nprefix - 1].length;
+        if (rl.shortest >= whole * (1 - 1e-9))   /* as tb-fit says it */
+            snprintf(t_short, sizeof t_short, "shortest run: the whole run (%.0f s), no shorter one; "
+                     "settles after %.0f s", whole, rl.settle);
+        else
+            snprintf(t_short, sizeof t_short, "shortest run: %.0f s (%.1f min); settles after %.0f s",
+                     rl.shortest, rl.shortest / 60, rl.settle);
     } else {
         snprintf(t_short, sizeof t_short, "no prefix stays within ± %g °C; settles after %.0f s",
                  tol, rl.settle);
