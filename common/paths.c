@@ -111,7 +111,8 @@ static int add_directory(struct tb_paths *l, const char *dir, const char *prog)
         free(p);
     }
     closedir(d);
-    qsort(here.v, here.n, sizeof *here.v, compare_strings);
+    if (here.n > 1)   /* an empty directory has no array to give qsort */
+        qsort(here.v, here.n, sizeof *here.v, compare_strings);
     for (size_t i = 0; i < here.n; i++) {
         struct stat st;
         if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
