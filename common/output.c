@@ -57,6 +57,18 @@ void tb_format_number(char *buf, size_t size, double x, int decimals, int sign)
         snprintf(buf, size, sign ? "%+.*f" : "%.*f", decimals, x);
 }
 
+int tb_format_estimate(tb_estimate_text *t, double value, double lo, double hi, int decimals, int sign)
+{
+    tb_format_number(t->value, sizeof t->value, value, decimals, sign);
+    if (!(isfinite(lo) && isfinite(hi))) {
+        t->lo[0] = t->hi[0] = '\0';
+        return 0;
+    }
+    tb_format_number(t->lo, sizeof t->lo, lo, decimals, sign);
+    tb_format_number(t->hi, sizeof t->hi, hi, decimals, sign);
+    return 1;
+}
+
 void tb_csv_number(FILE *f, double x)
 {
     if (!isnan(x))

@@ -31,6 +31,15 @@ int tb_interval_decimals(double value, double lo, double hi, int fallback);
  * two significant digits (a τ's lower end of 0.07 s is not 0). */
 void tb_format_number(char *buf, size_t size, double x, int decimals, int sign);
 
+/* An estimate VALUE [LO, HI] as three strings in that style. */
+typedef struct {
+    char value[48], lo[48], hi[48];
+} tb_estimate_text;
+
+/* Fill T with VALUE, LO and HI, each with DECIMALS decimals ("%+" with
+ * SIGN); true when the interval is known (both ends finite). */
+int tb_format_estimate(tb_estimate_text *t, double value, double lo, double hi, int decimals, int sign);
+
 /* X as a CSV field: %.10g, empty when NaN. */
 void tb_csv_number(FILE *f, double x);
 

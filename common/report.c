@@ -226,16 +226,12 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
 /* "52.68 [52.62, 52.73]": decimals from the interval (tb_interval_decimals) */
 static void text_estimate(FILE *f, const tb_estimate *e, int digits)
 {
-    char v[48], lo[48], hi[48];
+    tb_estimate_text t;
     digits = tb_interval_decimals(e->value, e->lo, e->hi, digits);
-    tb_format_number(v, sizeof v, e->value, digits, 0);
-    if (isfinite(e->lo) && isfinite(e->hi)) {
-        tb_format_number(lo, sizeof lo, e->lo, digits, 0);
-        tb_format_number(hi, sizeof hi, e->hi, digits, 0);
-        fprintf(f, "%s [%s, %s]", v, lo, hi);
-    } else {
-        fprintf(f, "%s [interval unknown]", v);
-    }
+    if (tb_format_estimate(&t, e->value, e->lo, e->hi, digits, 0))
+        fprintf(f, "%s [%s, %s]", t.value, t.lo, t.hi);
+    else
+        fprintf(f, "%s [interval unknown]", t.value);
 }
 
 static void report_text(FILE *f, const tb_fit_report *r)
@@ -561,12 +557,11 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
             fprintf(f, "  %9.0f %7zu %9s %25s  fit failed\n", p->length, p->n, "-", "");
             continue;
         }
-        char v[48], lo[48], hi[48], ci[128];
-        tb_format_number(v, sizeof v, p->t_inf.value, d, 0);
-        tb_format_number(lo, sizeof lo, p->t_inf.lo, d, 0);
-        tb_format_number(hi, sizeof hi, p->t_inf.hi, d, 0);
-        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-        fprintf(f, "  %9.0f %7zu %9s %25s  %s %s\n", p->length, p->n, v, ci,
+        tb_estimate_text e;
+        char ci[128] = "[interval unknown]";
+        if (tb_format_estimate(&e, p->t_inf.value, p->t_inf.lo, p->t_inf.hi, d, 0))
+            snprintf(ci, sizeof ci, "[%s, %s]", e.lo, e.hi);
+        fprintf(f, "  %9.0f %7zu %9s %25s  %s %s\n", p->length, p->n, e.value, ci,
                 p->within ? "within" : "      ", tb_fit_flags_text(p->flags, flags, sizeof flags));
     }
     char full[48];

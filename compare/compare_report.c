@@ -40,15 +40,11 @@ static int column_decimals(const struct compare_table *t, size_t c, int m, int f
 /* "52.00 [51.97, 52.04]" of a group's cell; its mean alone for one run. */
 static void cell_text(const struct compare_cell *cl, int d, char *out, size_t size)
 {
-    char v[48], lo[48], hi[48];
-    tb_format_number(v, sizeof v, cl->mean, d, 0);
-    if (!isfinite(cl->lo)) {
-        snprintf(out, size, "%s", cl->n ? v : "");
-        return;
-    }
-    tb_format_number(lo, sizeof lo, cl->lo, d, 0);
-    tb_format_number(hi, sizeof hi, cl->hi, d, 0);
-    snprintf(out, size, "%s [%s, %s]", v, lo, hi);
+    tb_estimate_text e;
+    if (tb_format_estimate(&e, cl->mean, cl->lo, cl->hi, d, 0))
+        snprintf(out, size, "%s [%s, %s]", e.value, e.lo, e.hi);
+    else
+        snprintf(out, size, "%s", cl->n ? e.value : "");
 }
 
 /* The report's last word: one group is not "no regression" but nothing
@@ -63,15 +59,13 @@ static const char *verdict_line(const struct compare_table *t)
 /* "+0.99 °C [+0.96, +1.02]": a group's change from the baseline. */
 static void change_text(const struct compare_test *k, char *out, size_t size)
 {
-    char d[48], lo[48], hi[48];
+    tb_estimate_text e;
     int dig = tb_interval_decimals(k->w.diff, k->w.lo, k->w.hi, k->metric == M_TINF ? 2 : 0);
-    tb_format_number(d, sizeof d, k->w.diff, dig, 1);
-    tb_format_number(lo, sizeof lo, k->w.lo, dig, 1);
-    tb_format_number(hi, sizeof hi, k->w.hi, dig, 1);
+    tb_format_estimate(&e, k->w.diff, k->w.lo, k->w.hi, dig, 1);
     if (k->metric == M_OPS)
-        snprintf(out, size, "%s [%s, %s]", d, lo, hi);
+        snprintf(out, size, "%s [%s, %s]", e.value, e.lo, e.hi);
     else
-        snprintf(out, size, "%s %s [%s, %s]", d, unit_of(k->metric), lo, hi);
+        snprintf(out, size, "%s %s [%s, %s]", e.value, unit_of(k->metric), e.lo, e.hi);
 }
 
 static void print_text(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)

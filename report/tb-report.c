@@ -183,23 +183,24 @@ static void html(FILE *f, const char *s)
     }
 }
 
-/* "52.68 [52.62, 52.73]" in the text reports' one numeric style. */
-static void html_estimate(FILE *f, const tb_estimate *e, int fallback)
+/* "52.68 [52.62, 52.73]" in the text reports' one numeric style ("%+"
+ * with SIGN); a dash when there is no value. */
+static void html_interval(FILE *f, double value, double lo, double hi, int fallback, int sign)
 {
-    char v[48], lo[48], hi[48];
-    int d = tb_interval_decimals(e->value, e->lo, e->hi, fallback);
-    tb_format_number(v, sizeof v, e->value, d, 0);
-    if (!isfinite(e->value)) {
+    tb_estimate_text t;
+    if (!isfinite(value)) {
         fputs("–", f);
         return;
     }
-    if (isfinite(e->lo) && isfinite(e->hi)) {
-        tb_format_number(lo, sizeof lo, e->lo, d, 0);
-        tb_format_number(hi, sizeof hi, e->hi, d, 0);
-        fprintf(f, "%s <span class=ci>[%s, %s]</span>", v, lo, hi);
-    } else {
-        fprintf(f, "%s <span class=ci>[interval unknown]</span>", v);
-    }
+    if (tb_format_estimate(&t, value, lo, hi, tb_interval_decimals(value, lo, hi, fallback), sign))
+        fprintf(f, "%s <span class=ci>[%s, %s]</span>", t.value, t.lo, t.hi);
+    else
+        fprintf(f, "%s <span class=ci>[interval unknown]</span>", t.value);
+}
+
+static void html_estimate(FILE *f, const tb_estimate *e, int fallback)
+{
+    html_interval(f, e->value, e->lo, e->hi, fallback, 0);
 }
 
 /* Every flag of FLAGS ("a;b") in words. */
@@ -667,13 +668,7 @@ static void write_comparison(FILE *f, const struct report *r)
         html_estimate(f, &mean, ops ? 0 : 2);
         fputs("</td><td class=num>", f);
         if (*cell(row, 9)) {
-            char d[48], lo[48], hi[48];
-            double dv = atof(cell(row, 9)), dl = atof(cell(row, 10)), dh = atof(cell(row, 11));
-            int dec = tb_interval_decimals(dv, dl, dh, ops ? 0 : 2);
-            tb_format_number(d, sizeof d, dv, dec, 1);
-            tb_format_number(lo, sizeof lo, dl, dec, 1);
-            tb_format_number(hi, sizeof hi, dh, dec, 1);
-            fprintf(f, "%s <span class=ci>[%s, %s]</span>", d, lo, hi);
+            html_interval(f, atof(cell(row, 9)), atof(cell(row, 10)), atof(cell(row, 11)), ops ? 0 : 2, 1);
         } else {
             fputs(strcmp(cell(row, 1), cell(row, 8)) == 0 ? "baseline" : "–", f);
         }
