@@ -18,11 +18,23 @@
 #include "exit_status.h"
 #include "figure.h"
 #include "output_file.h"
+#include "svg_compact.h"
 
 static const char *output_path;
 static char *temp_path;   /* where PLplot draws it, renamed to output_path when whole */
 static int drawn;         /* figure_end() was reached */
 static int vector_text;   /* the SVG driver: text stays text */
+static double pen_scale = 1;   /* device units of the page per pixel of the 1280 x 800 one */
+static double page_cm[2];      /* the page's width and height */
+static int vector_page;        /* PDF or SVG: long series are thinned */
+
+/* The default page, 16 x 10 cm at 80 pixels a centimetre, and how much
+ * taller it grows for each panel stacked under the first. */
+#define PAGE_WIDTH 1280.0
+#define PAGE_HEIGHT 800.0
+#define ROW_GROWTH 0.7
+#define POINTS_PER_PIXEL (72 / 203.2)   /* 80 px/cm = 203.2 dpi */
+#define REFERENCE_CHAR 7.338            /* PLplot's character height on that page */
 
 /* What the data cover in the current viewport, on a coarse grid, so that
  * the legend goes where it hides least of them. */
@@ -142,6 +154,12 @@ int figure_finish(int status)
     if (!temp_path)
         return status;
     int keep = drawn && (status == TB_EXIT_OK || status == TB_EXIT_FIT);
+    if (keep && figure_whole(temp_path, driver_for(output_path)) && vector_text &&
+        svg_merge_polylines(temp_path) < 0) {
+        fprintf(stderr, "tb-plot: %s: cannot write: %s\n", output_path, strerror(errno));
+        keep = 0;
+        status = TB_EXIT_OUTPUT;
+    }
     if (keep && !figure_whole(temp_path, driver_for(output_path))) {
         fprintf(stderr, "tb-plot: %s: write error: the figure came out cut (a full disk?); "
                 "the file there before is kept\n", output_path);
@@ -169,7 +187,70 @@ static int on_plplot_exit(const char *msg)
     exit(TB_EXIT_INPUT);
 }
 
-void figure_begin(const struct figure *fig, int subpages)
+int figure_parse_size(const char *arg, struct figure *fig, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        double pixels;   /* 1280 x 800 pixels is 16 x 10 cm */
+    } units[] = {{"", 1}, {"px", 1}, {"cm", 80}, {"mm", 8}, {"in", 203.2}};
+    double w, h;
+    int used = 0;
+    if (sscanf(arg, "%lfx%lf%n", &w, &h, &used) == 2 && used > 0) {
+        for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+            if (strcmp(arg + used, units[i].name) != 0)
+                continue;
+            w *= units[i].pixels;
+            h *= units[i].pixels;
+            if (w >= 200 && h >= 150 && w <= 10000 && h <= 10000) {
+                fig->width = w;
+                fig->height = h;
+                return 0;
+            }
+            break;
+        }
+    }
+    snprintf(err, errlen, "--size wants WIDTHxHEIGHT in pixels (1280x800) or with cm, mm or in "
+             "(16x10cm), from 200x150 to 10000x10000 pixels at 80 a centimetre, not '%s'", arg);
+    return -1;
+}
+
+static double row_growth(int rows)
+{
+    return 1 + ROW_GROWTH * (rows > 1 ? rows - 1 : 0);
+}
+
+double figure_text_scale(const struct figure *fig, int rows, double *min_height)
+{
+    double grow = row_growth(rows);
+    double w = fig->width > 0 ? fig->width : PAGE_WIDTH;
+    double h = fig->height > 0 ? fig->height : PAGE_HEIGHT * grow;
+    if (min_height)
+        *min_height = ceil(FIGURE_READABLE * PAGE_HEIGHT * grow);
+    return fmin(w / PAGE_WIDTH, h / (PAGE_HEIGHT * grow));
+}
+
+void figure_pen(double w)
+{
+    plwidth(w * pen_scale);
+}
+
+double figure_lines(double lines)
+{
+    PLFLT def, ht, x0, x1, y0, y1;
+    plgchr(&def, &ht);
+    plgspa(&x0, &x1, &y0, &y1);
+    return lines * ht / (y1 - y0);
+}
+
+double figure_chars(double chars)
+{
+    PLFLT def, ht, x0, x1, y0, y1;
+    plgchr(&def, &ht);
+    plgspa(&x0, &x1, &y0, &y1);
+    return chars * 0.62 * ht / (x1 - x0);   /* glyphs average 0.62 of the height */
+}
+
+void figure_begin(const struct figure *fig, int rows)
 {
     /* White, black, a light grid, then colours told apart by the colour
      * blind (Okabe-Ito) where there are enough of them. */
@@ -183,13 +264,29 @@ void figure_begin(const struct figure *fig, int subpages)
     plsexit(on_plplot_exit);
     plsdev(driver_for(fig->path));
     plsfnam(temp_path ? temp_path : fig->path);
-    snprintf(geometry, sizeof geometry, "%dx%d", fig->width, fig->height);
+    /* PDF and SVG are paper: their text does not grow past 9.5 pt */
+    int vector = strcmp(driver_for(fig->path), "pngcairo") != 0;
+    double scale = figure_text_scale(fig, rows, NULL), unit = vector ? POINTS_PER_PIXEL : 1;
+    double w = fig->width > 0 ? fig->width : PAGE_WIDTH;
+    double h = fig->height > 0 ? fig->height : PAGE_HEIGHT * row_growth(rows);
+    if (vector)
+        scale = fmin(scale, 1);
+    pen_scale = scale * unit;
+    page_cm[0] = w / 80;
+    page_cm[1] = h / 80;
+    vector_page = vector;
+    snprintf(geometry, sizeof geometry, "%.0fx%.0f", w * unit, h * unit);
     plsetopt("geometry", geometry);
     plscmap0(r, g, b, C_COUNT);
     plscolbg(255, 255, 255);
-    plssub(1, subpages);
     plinit();
     plfont(1);
+    /* PLplot sizes text and ticks by the page's width plus height: a tall
+     * page of many panels would have large text; set them as on the
+     * default page instead */
+    plschr(REFERENCE_CHAR * pen_scale, 1.0);
+    plsmaj(0.4 * REFERENCE_CHAR * pen_scale, 1.0);
+    plsmin(0.22 * REFERENCE_CHAR * pen_scale, 1.0);
 }
 
 void figure_end(void)
@@ -233,10 +330,10 @@ void draw_axes(double vx0, double vx1, double vy0, double vy1,
     plwind(x0, x1, y0, y1);
     memset(occupied, 0, sizeof occupied);
     plcol0(C_GRID);
-    plwidth(1);
+    figure_pen(1);
     plbox("g", 0, 0, "g", 0, 0);
     plcol0(C_BLACK);
-    plwidth(1.5);
+    figure_pen(1.5);
     plbox(xopt, 0, 0, yopt, 0, 0);
     if (xlabel)
         plmtex("b", 3.0, 0.5, 0.5, xlabel);
@@ -244,17 +341,159 @@ void draw_axes(double vx0, double vx1, double vy0, double vy1,
         plmtex("l", 4.2, 0.5, 0.5, ylabel);
 }
 
+static void draw_line_as_is(size_t n, const double *x, const double *y, double gap,
+                            int colour, int style, double width);
+
+/* A vector figure's series is thinned to what the eye can tell apart:
+ * its cells this many millimetres wide (and high, for points). */
+#define THIN_LINE_MM 0.5
+#define THIN_POINT_MM 0.3
+
+/* The cell of world point (X, Y) on a grid of CELL_MM millimetres over
+ * the viewport: its column in *CX, its row in *CY. */
+static void thin_cell(double x, double y, double cell_mm, long *cx, long *cy)
+{
+    PLFLT vx0, vx1, vy0, vy1, wx0, wx1, wy0, wy1;
+    plgvpd(&vx0, &vx1, &vy0, &vy1);
+    plgvpw(&wx0, &wx1, &wy0, &wy1);
+    double w_mm = (vx1 - vx0) * page_cm[0] * 10, h_mm = (vy1 - vy0) * page_cm[1] * 10;
+    *cx = lround(floor((x - wx0) / (wx1 - wx0) * w_mm / cell_mm));
+    *cy = lround(floor((y - wy0) / (wy1 - wy0) * h_mm / cell_mm));
+}
+
+/* The points of a line that a cell THIN_LINE_MM wide shows: each column's
+ * first, lowest, highest and last, in their order, so its envelope is
+ * kept; their indices into KEEP (N of them at most), their count returned. */
+static size_t thin_line(size_t n, const double *x, const double *y, size_t *keep)
+{
+    size_t m = 0, i = 0;
+    while (i < n) {
+        long col, row, c2;
+        thin_cell(x[i], y[i], THIN_LINE_MM, &col, &row);
+        size_t first = i, lo = i, hi = i, last = i;
+        for (i++; i < n; i++) {
+            thin_cell(x[i], y[i], THIN_LINE_MM, &c2, &row);
+            if (c2 != col || !isfinite(y[i]) != !isfinite(y[first]))
+                break;
+            last = i;
+            if (y[i] < y[lo])
+                lo = i;
+            if (y[i] > y[hi])
+                hi = i;
+        }
+        size_t pick[4] = {first, lo < hi ? lo : hi, lo < hi ? hi : lo, last};
+        for (int k = 0; k < 4; k++)
+            if (m == 0 || keep[m - 1] != pick[k])
+                keep[m++] = pick[k];
+    }
+    return m;
+}
+
 void draw_line(size_t n, const double *x, const double *y, double gap,
                int colour, int style, double width)
 {
+    size_t *keep = vector_page && n > 1000 ? malloc(n * sizeof *keep) : NULL;
+    double *tx = keep ? malloc(2 * n * sizeof *tx) : NULL;
+    if (tx) {
+        /* the thinned line is drawn in its place (gaps are kept: a jump
+         * over GAP starts a new column) */
+        size_t m = thin_line(n, x, y, keep);
+        for (size_t i = 0; i < m; i++) {
+            tx[i] = x[keep[i]];
+            tx[n + i] = y[keep[i]];
+        }
+        free(keep);
+        draw_line_as_is(m, tx, tx + n, gap, colour, style, width);
+        free(tx);
+        return;
+    }
+    free(keep);
+    draw_line_as_is(n, x, y, gap, colour, style, width);
+}
+
+/* The dashes of STYLE 2 (dashed) and 3 (long dashes) on paper, in mm. */
+static const double dash_mm[2][2] = {{1.6, 1.0}, {3.5, 1.5}};
+
+/* World point (X, Y) in millimetres on the page's viewport. */
+static void viewport_mm(double x, double y, double *mx, double *my)
+{
+    PLFLT vx0, vx1, vy0, vy1, wx0, wx1, wy0, wy1;
+    plgvpd(&vx0, &vx1, &vy0, &vy1);
+    plgvpw(&wx0, &wx1, &wy0, &wy1);
+    *mx = (x - wx0) / (wx1 - wx0) * (vx1 - vx0) * page_cm[0] * 10;
+    *my = (y - wy0) / (wy1 - wy0) * (vy1 - vy0) * page_cm[1] * 10;
+}
+
+/* The N points as a dashed line, each dash one polyline through the
+ * points it spans: PLplot's own dashes break at every point (an SVG
+ * element each) and are under a millimetre on paper. */
+static void dashed_line(size_t n, const double *x, const double *y, int style)
+{
+    const double *d = dash_mm[style - 2];
+    double *px = malloc(2 * (n + 2) * sizeof *px), *py = px ? px + n + 2 : NULL;
+    if (!px) {
+        plline((PLINT)n, x, y);
+        return;
+    }
+    double along = 0;   /* into the pattern's period, mm */
+    size_t m = 0;       /* points of the dash being drawn */
+    px[m] = x[0];
+    py[m++] = y[0];
+    for (size_t i = 1; i < n; i++) {
+        double ax, ay, bx, by;
+        viewport_mm(x[i - 1], y[i - 1], &ax, &ay);
+        viewport_mm(x[i], y[i], &bx, &by);
+        double len = hypot(bx - ax, by - ay), done = 0;
+        while (isfinite(len) && len - done > 0) {
+            int on = along < d[0];
+            double step = fmin((on ? d[0] : d[0] + d[1]) - along, len - done);
+            done += step;
+            along += step;
+            double u = done / len, cx = x[i - 1] + u * (x[i] - x[i - 1]), cy = y[i - 1] + u * (y[i] - y[i - 1]);
+            if (on) {
+                px[m] = cx;
+                py[m++] = cy;
+                if (along >= d[0]) {   /* the dash ends */
+                    plline((PLINT)m, px, py);
+                    m = 0;
+                }
+            } else if (along >= d[0] + d[1]) {   /* the next dash starts */
+                along = 0;
+                m = 0;
+                px[m] = cx;
+                py[m++] = cy;
+            }
+        }
+        /* a dash that goes on through this point keeps it */
+        if (m > 0 && (px[m - 1] != x[i] || py[m - 1] != y[i]) && along < d[0]) {
+            px[m] = x[i];
+            py[m++] = y[i];
+        }
+        if (m >= n + 1) {   /* never: a dash has at most N points */
+            plline((PLINT)m, px, py);
+            m = 0;
+        }
+    }
+    if (m >= 2)
+        plline((PLINT)m, px, py);
+    free(px);
+}
+
+static void draw_line_as_is(size_t n, const double *x, const double *y, double gap,
+                            int colour, int style, double width)
+{
     plcol0(colour);
-    pllsty(style);
-    plwidth(width);
+    pllsty(style == 2 || style == 3 ? 1 : style);
+    figure_pen(width);
     size_t start = 0;
     for (size_t i = 1; i <= n; i++) {
         if (i == n || (isfinite(gap) && x[i] - x[i - 1] > gap)) {
-            if (i - start >= 2)
-                plline((PLINT)(i - start), x + start, y + start);
+            if (i - start >= 2) {
+                if (style == 2 || style == 3)
+                    dashed_line(i - start, x + start, y + start, style);
+                else
+                    plline((PLINT)(i - start), x + start, y + start);
+            }
             for (size_t j = start + 1; j < i; j++)
                 occupy_segment(x[j - 1], y[j - 1], x[j], y[j], 1);
             start = i;
@@ -263,19 +502,80 @@ void draw_line(size_t n, const double *x, const double *y, double gap,
     pllsty(1);
 }
 
+/* The points of a vector figure that are not in a cell of THIN_POINT_MM
+ * already drawn into, into TX and TY; their count, or N (all of them,
+ * copied) when memory runs out.  The cells are few: a small open hash
+ * finds the ones drawn. */
+static size_t thin_points(size_t n, const double *x, const double *y, double *tx, double *ty)
+{
+    size_t m = 0, cap = 1;
+    while (cap < 4 * n)
+        cap <<= 1;
+    long *seen = malloc(2 * cap * sizeof *seen);
+    unsigned char *used = calloc(cap, 1);
+    if (!seen || !used) {
+        free(seen);
+        free(used);
+        memcpy(tx, x, n * sizeof *tx);
+        memcpy(ty, y, n * sizeof *ty);
+        return n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        long cx, cy;
+        if (!(isfinite(x[i]) && isfinite(y[i])))
+            continue;
+        thin_cell(x[i], y[i], THIN_POINT_MM, &cx, &cy);
+        size_t h = ((size_t)cx * 2654435761u ^ (size_t)cy * 40503u) & (cap - 1);
+        while (used[h] && !(seen[2 * h] == cx && seen[2 * h + 1] == cy))
+            h = (h + 1) & (cap - 1);
+        if (used[h])
+            continue;
+        used[h] = 1;
+        seen[2 * h] = cx;
+        seen[2 * h + 1] = cy;
+        tx[m] = x[i];
+        ty[m++] = y[i];
+    }
+    free(seen);
+    free(used);
+    return m;
+}
+
 void draw_points(size_t n, const double *x, const double *y, int colour)
 {
     occupy_points(n, x, y, 2);
     plcol0(colour);
-    if (vector_text && n > 100) {
-        /* In SVG every marker is a <text> of its own (1 kB each): a long
-         * series is drawn as a thin line through its points instead. */
-        draw_line(n, x, y, NAN, colour, 1, 0.8);
+    double dot = n > 1000 ? 0.4 : 0.6;   /* in character heights */
+    double *tx = vector_page ? malloc(2 * (n ? n : 1) * sizeof *tx) : NULL;
+    if (!tx) {
+        plschr(0, dot);
+        plstring((PLINT)n, x, y, "•");
+        plschr(0, 1.0);
         return;
     }
-    plschr(0, n > 1000 ? 0.4 : 0.6);
-    plstring((PLINT)n, x, y, "•");
-    plschr(0, 1.0);
+    /* a vector figure keeps one dot a cell: the same picture in a
+     * fraction of the file */
+    size_t m = thin_points(n, x, y, tx, tx + n);
+    if (vector_text) {
+        /* In SVG a marker is a <text> of 1 kB: a dot is a stroke a hair
+         * long with round caps instead (svg_merge_polylines() makes them
+         * one path) */
+        PLFLT wx0, wx1, wy0, wy1, def, ht;
+        plgvpw(&wx0, &wx1, &wy0, &wy1);
+        plgchr(&def, &ht);
+        double hair = (wx1 - wx0) * 1e-4;
+        pllsty(1);
+        plwidth(ht * dot * 0.55 * 72 / 25.4);   /* a dot as wide as the marker's */
+        for (size_t i = 0; i < m; i++) {
+            double px[2] = {tx[i], tx[i] + hair}, py[2] = {tx[n + i], tx[n + i]};
+            plline(2, px, py);
+        }
+    } else {
+        plschr(0, dot);
+        plstring((PLINT)m, tx, tx + n, "•");
+        plschr(0, 1.0);
+    }
+    free(tx);
 }
 
 /* Grow each of the legend's arrays to CAP entries; 0, or -1. */
@@ -415,17 +715,22 @@ static void legend_place(const struct legend *l, int position, double x, double 
     }
     for (int i = 0; i < l->n; i++) {
         scales[i] = 0.8;
-        widths[i] = l->width[i];
+        widths[i] = l->width[i] * pen_scale;
         text_colours[i] = C_BLACK;
         sym_numbers[i] = 3;
     }
+    /* pllegend() takes the text's offset in character widths measured
+     * across the page's height: on a tall page it shrinks, so widen it */
+    PLFLT sx0, sx1, sy0, sy1;
+    plgspa(&sx0, &sx1, &sy0, &sy1);
+    double offset = fmax(1.0, (sy1 - sy0) / (sx1 - sx0) / 0.625);
     pllsty(1);
-    plwidth(1);
+    figure_pen(1);
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX |
                          (columns > 1 ? PL_LEGEND_ROW_MAJOR : 0),
              position | PL_POSITION_VIEWPORT, x, y, 0.08,
              C_WHITE, C_BLACK, 1, columns > 1 ? 1 : 0, columns > 1 ? columns : 0, l->n, l->opt,
-             1.0, 0.85, 1.6, 0.0,
+             offset, 0.85, 1.6, 0.0,
              text_colours, (const char **)l->text, NULL, NULL, NULL, NULL,
              l->colour, l->style, widths, l->colour, scales, sym_numbers,
              (const char **)l->symbol);

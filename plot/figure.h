@@ -16,11 +16,28 @@ enum colour {
     C_BAND, C_GREY, C_BROWN, C_TEAL, C_PINK, C_OLIVE, C_COUNT
 };
 
+/* A figure is a page laid out as a 16 x 10 cm one is, with text at about
+ * 9.5 pt: PDF and SVG are that page (in points), PNG that page drawn at 80
+ * pixels a centimetre (1280 x 800).  --size sets another page in pixels
+ * (at that resolution) or centimetres; a PNG's text grows with it, a PDF's
+ * or SVG's stays 9.5 pt (it is paper) unless the page is smaller. */
 struct figure {
     const char *path;
-    int width, height;      /* pixels (points for PDF) */
+    double width, height;   /* --size in 1/80 cm (a PNG's pixels); 0: the default */
     const char *title;      /* NULL: the figure's own */
 };
+
+/* Parse --size: WxH in pixels, or WxHpx, WxHcm, WxHin, into FIG; 0, or
+ * -1 with a message in ERR. */
+int figure_parse_size(const char *arg, struct figure *fig, char *err, size_t errlen);
+
+/* How much of the text's size a figure of ROWS stacked panels keeps in
+ * FIG's page (1: as on the default page; the page of a figure without
+ * --size grows with its rows, so it keeps 1); below FIGURE_READABLE the
+ * text is too small to read.  When it is, the smallest height in
+ * pixels that reads is put in *MIN_HEIGHT. */
+#define FIGURE_READABLE 0.6
+double figure_text_scale(const struct figure *fig, int rows, double *min_height);
 
 /* Check that PATH's extension (.png, .svg, .pdf) names a driver and that
  * a file can be made beside it (the figure is drawn there, then renamed
@@ -33,9 +50,18 @@ int figure_check_output(const char *path, char *err, size_t errlen);
  * TB_EXIT_OUTPUT (said) when the figure could not be written whole. */
 int figure_finish(int status);
 
-/* Open the page: driver, size, white background, palette, fonts. */
-void figure_begin(const struct figure *fig, int subpages);
+/* Open the page of ROWS stacked panels: driver, size, white background,
+ * palette, fonts and pen widths scaled to the page. */
+void figure_begin(const struct figure *fig, int rows);
 void figure_end(void);
+
+/* The pen of width W (as on the 1280 x 800 pixel page) on this page. */
+void figure_pen(double w);
+
+/* LINES lines of text (the current size) as a fraction of the page's
+ * height; CHARS characters as a fraction of its width. */
+double figure_lines(double lines);
+double figure_chars(double chars);
 
 /* Time on the x axis in minutes when the span is over ten minutes: the
  * divisor for seconds and the axis label. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "paths.h"
 #include "grouping.h"
 #include "plot.h"
@@ -371,12 +372,21 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     /* Long names stand upright under their points, so leave room. */
     size_t longest = 0;
     size_t skip = s->group_by ? 0 : common_dir(groups, ng);
-    for (size_t g = 0; g < ng; g++)
-        longest = strlen(groups[g].name + skip) > longest ? strlen(groups[g].name + skip) : longest;
+    /* one column: the title names it, the labels need not */
+    size_t cut = !s->group_by && columns == 1 && nrows > 0 ? strlen(rows[0].column) + 2 : 0;
+    for (size_t g = 0; g < ng; g++) {
+        size_t len = tb_display_width(groups[g].name + skip) - cut;
+        longest = len > longest ? len : longest;
+    }
     if (longest > LABEL_MAX)
         longest = LABEL_MAX;
-    int upright = ng > 4 || longest > 16;
-    double bottom = upright ? fmin(0.10 + 0.0155 * (double)longest * 800 / s->fig.height, 0.55) : 0.14;
+    /* upright when they would not fit side by side */
+    double slot = (right - 0.09) / (double)ng, label_size = ng > 12 ? 0.6 : 0.8;
+    int upright = figure_chars(label_size * ((double)longest + 1)) > 0.95 * slot;
+    /* the labels' height in lines of text (at their 0.8 size; a glyph is
+     * 0.62 of a line wide), then the axis's name under them */
+    double label_lines = upright ? label_size * (0.75 * (double)longest + 0.7) : label_size * 2.5;
+    double bottom = fmin(figure_lines(label_lines + 2.2), 0.55);
     double x0 = 0.4, x1 = (double)ng + 0.6;
     draw_axes(0.09, right, bottom, 0.80, x0, x1, lo, hi, "bc", draw_ops ? "bnstv" : "bcnstv",
               NULL, "T∞ (°C)");
@@ -387,7 +397,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     plmtex("t", 5.0, 0.5, 0.5, s->fig.title ? s->fig.title : columns == 1 && nrows > 0 ? title : "T∞ compared");
     /* what the categories are */
     plschr(0, 0.8);
-    plmtex("b", upright ? bottom / (0.80 - bottom) * 10 + 1.0 : 3.2, 0.5, 0.5,
+    plmtex("b", (label_lines + 0.6) / 0.8 + 0.3, 0.5, 0.5,
            s->group_by ? s->group_by : "run");
     plschr(0, 1.0);
     if (lines) {
@@ -422,11 +432,14 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         }
     }
     plcol0(C_BLACK);
-    plschr(0, ng > 12 ? 0.6 : 0.8);
+    plschr(0, label_size);
     for (size_t g = 0; g < ng; g++) {
         double pos = ((double)g + 1 - x0) / (x1 - x0);
-        char label[LABEL_MAX + 8];
-        shorten(groups[g].name + skip, label, sizeof label);
+        char label[LABEL_MAX + 8], *name = strdup(groups[g].name + skip);
+        if (name && cut && strlen(name) >= cut)
+            name[strlen(name) - cut] = '\0';
+        shorten(name ? name : groups[g].name + skip, label, sizeof label);
+        free(name);
         if (upright)
             plmtex("bv", 0.7, pos, 1.0, label);
         else
@@ -440,7 +453,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     }
     plschr(0, 1.0);
     plcol0(C_BLUE);
-    plwidth(2);
+    figure_pen(2);
     plerry((PLINT)ng, x, ylo, yhi);
     plschr(0, 1.5);
     plstring((PLINT)ng, x, y, "•");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "plot.h"
 
 #define CURVE_POINTS 400
@@ -63,39 +64,82 @@ static void model_curve(const struct panel_data *p, int j, double scale, double 
     }
 }
 
+/* "53.65 [53.57, 53.73]" in the reports' numeric style. */
+static void estimate_text(const tb_estimate *e, int fallback, char *out, size_t size)
+{
+    tb_estimate_text t;
+    if (tb_format_estimate(&t, e->value, e->lo, e->hi,
+                           tb_interval_decimals(e->value, e->lo, e->hi, fallback), 0))
+        snprintf(out, size, "%s [%s, %s]", t.value, t.lo, t.hi);
+    else
+        snprintf(out, size, "%s [interval unknown]", t.value);
+}
+
+/* The legend of one column's fit: its points, each term's τ (and name),
+ * the curve, T∞ and the flags in words. */
+static void legend_of_fit(const struct plot_settings *s, const struct panel_data *d, struct legend *lg)
+{
+    char text[512], est[160], flags[256];
+    const tb_fit *f = d->fit;
+    snprintf(text, sizeof text, "%s, %zu points", d->c->name, d->n);
+    legend_points(lg, text, C_BLUE);
+    if (!f)
+        return;
+    const char *const *labels = tb_model_labels(&s->m, f);
+    for (int j = 0; j < f->order; j++) {
+        estimate_text(&f->tau[j], 1, est, sizeof est);
+        snprintf(text, sizeof text, "term %d: τ%d %s s%s%s", j + 1, j + 1, est,
+                 labels ? ", " : "", labels ? labels[j] : "");
+        legend_line(lg, text, term_colour[j], 2, 1.5);
+    }
+    snprintf(text, sizeof text, "fit: %d term%s, rmse %.3g °C", f->order, f->order == 1 ? "" : "s",
+             f->rmse);
+    legend_line(lg, text, C_RED, 1, 1.8);
+    estimate_text(&f->series[0].t_inf, 2, est, sizeof est);
+    snprintf(text, sizeof text, "T∞ %s °C (%g %%)", est, s->m.fit.level * 100);
+    legend_line(lg, text, C_GREY, 3, 1.5);
+    if (f->flags) {
+        snprintf(text, sizeof text, "flagged: %s", tb_fit_flags_text(f->flags, flags, sizeof flags));
+        for (char *c = text; *c; c++)
+            if (*c == ';')
+                *c = ',';
+        legend_text(lg, text);
+    }
+}
+
 static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, size_t np,
-                           double vy0, double vy1, const char *file, const char *xlabel,
+                           double vx0, double vy0, double vy1, const char *title,
                            double scale, double t_lo, double t_hi)
 {
     double ylo = INFINITY, yhi = -INFINITY;
     const char *unit = s->m.ambient ? "°C above ambient" : "°C";
-    char ylabel[128], title[512];
+    char ylabel[128];
 
     for (size_t k = 0; k < np; k++) {
         ylo = fmin(ylo, min_of(p[k].y, p[k].n));
         yhi = fmax(yhi, max_of(p[k].y, p[k].n));
-        if (p[k].fit) {
-            const tb_estimate *e = &p[k].fit->series[0].t_inf;
-            /* T∞ and its band, unless a degenerate fit throws it far off */
-            if (e->value < yhi + (yhi - ylo) && e->value > ylo - (yhi - ylo)) {
-                ylo = fmin(ylo, e->value);
-                yhi = fmax(yhi, e->value);
+    }
+    double span = yhi - ylo;
+    for (size_t k = 0; k < np; k++) {
+        const tb_estimate *e = p[k].fit ? &p[k].fit->series[0].t_inf : NULL;
+        /* T∞ and its band, unless a degenerate fit throws them far off */
+        if (e && e->value < yhi + span && e->value > ylo - span) {
+            ylo = fmin(ylo, e->value);
+            yhi = fmax(yhi, e->value);
+            if (e->hi < yhi + span / 4 && e->lo > ylo - span / 4) {
+                ylo = fmin(ylo, e->lo);
+                yhi = fmax(yhi, e->hi);
             }
         }
     }
     padded_range(&ylo, &yhi);
     snprintf(ylabel, sizeof ylabel, "%s (%s)", np == 1 ? p[0].c->name : "temperature", unit);
-    draw_axes(0.09, 0.97, vy0, vy1, t_lo, t_hi, ylo, yhi, "bcst", "bcnstv", NULL, ylabel);
-    (void)xlabel;
-    if (np == 1)
-        snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : file);
-    else
-        snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : file);
+    draw_axes(vx0, 0.97, vy0, vy1, t_lo, t_hi, ylo, yhi, "bcst", "bcnstv", NULL, ylabel);
     plcol0(C_BLACK);
-    plmtex("t", 1.2, 0.5, 0.5, title);
+    plmtex("t", 0.8, 0.5, 0.5, title);
 
     struct legend lg = {0};
-    char text[512];
+    char text[512], est[160];
     double x[CURVE_POINTS], y[CURVE_POINTS];
     /* The T∞ bands first: under the data, never over them. */
     for (size_t k = 0; k < np; k++) {
@@ -108,56 +152,54 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
     }
     for (size_t k = 0; k < np; k++) {
         struct panel_data *d = &p[k];
-        int colour = np == 1 ? C_BLUE : series_colour[k % 8];
         double *xs = malloc(d->n * sizeof *xs);
         if (!xs)
             continue;
         for (size_t i = 0; i < d->n; i++)
             xs[i] = d->t[i] / scale;
-        draw_points(d->n, xs, d->y, colour);
+        draw_points(d->n, xs, d->y, np == 1 ? C_BLUE : series_colour[k % 8]);
         free(xs);
-        snprintf(text, sizeof text, "%s (%zu points)", d->c->name, d->n);
-        legend_points(&lg, text, colour);
-        if (!d->fit)
-            continue;
-        const tb_fit *f = d->fit;
-        const tb_estimate *e = &f->series[0].t_inf;
-        model_curve(d, -2, scale, x, y);
-        draw_line(CURVE_POINTS, x, y, NAN, C_GREY, 3, 1.5);
         if (np == 1) {
-            const char *const *labels = tb_model_labels(&s->m, f);
-            for (int j = 0; j < f->order; j++) {
-                model_curve(d, j, scale, x, y);
-                draw_line(CURVE_POINTS, x, y, NAN, term_colour[j], 2, 1.5);
-                snprintf(text, sizeof text, "T∞ + k%d·e^(−t/τ%d): τ%d = %.1f s%s%s", j + 1,
-                         j + 1, j + 1, f->tau[j].value, labels ? ", " : "", labels ? labels[j] : "");
-                legend_line(&lg, text, term_colour[j], 2, 1.5);
-            }
+            legend_of_fit(s, d, &lg);
+        } else {
+            /* one entry a column: its colour, T∞, and whether it is flagged */
+            if (d->fit)
+                estimate_text(&d->fit->series[0].t_inf, 2, est, sizeof est);
+            snprintf(text, sizeof text, "%s: %s%s%s", d->c->name, d->fit ? "T∞ " : "fit failed",
+                     d->fit ? est : "", d->fit ? d->fit->flags ? " °C, flagged" : " °C" : "");
+            legend_line(&lg, text, series_colour[k % 8], 1, 2.2);
         }
-        model_curve(d, -1, scale, x, y);
-        draw_line(CURVE_POINTS, x, y, NAN, np == 1 ? C_RED : colour, 1, 3);
-        snprintf(text, sizeof text, "%sT = T∞ + Σ kᵢ·e^(−t/τᵢ), %d term%s, rmse %.3f °C",
-                 np == 1 ? "" : "fit: ", f->order, f->order == 1 ? "" : "s", f->rmse);
-        legend_line(&lg, text, np == 1 ? C_RED : colour, 1, 3);
-        char flags[256];
-        snprintf(text, sizeof text, "T∞ = %.2f °C [%.2f, %.2f] (%g %%)%s%s", e->value, e->lo,
-                 e->hi, s->m.fit.level * 100, f->flags ? ", flagged: " : "",
-                 tb_fit_flags_text(f->flags, flags, sizeof flags));
-        legend_line(&lg, text, C_GREY, 3, 1.5);
     }
+    /* the model over the points, thin enough to show them round it */
     for (size_t k = 0; k < np; k++) {
+        const tb_fit *f = p[k].fit;
+        int colour = np == 1 ? C_RED : series_colour[k % 8];
+        if (!f)
+            continue;
+        model_curve(&p[k], -2, scale, x, y);
+        draw_line(CURVE_POINTS, x, y, NAN, C_GREY, 3, 1.5);
+        for (int j = 0; np == 1 && j < f->order; j++) {
+            model_curve(&p[k], j, scale, x, y);
+            draw_line(CURVE_POINTS, x, y, NAN, term_colour[j], 2, 1.5);
+        }
+        model_curve(&p[k], -1, scale, x, y);
+        draw_line(CURVE_POINTS, x, y, NAN, colour, 1, 1.8);
+    }
+    for (size_t k = 0; np == 1 && k < np; k++) {
         if (!p[k].fit) {
             char msg[TB_ERRMAX + 64];
             snprintf(msg, sizeof msg, "%s: fit failed: %s", p[k].c->name, p[k].why);
             plcol0(C_RED);
-            plmtex("t", -2.0 - 1.5 * (double)k, 0.5, 0.5, msg);
+            plmtex("t", -1.5, 0.5, 0.5, msg);
         }
     }
+    plschr(0, 0.85);
     legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    plschr(0, 1.0);
     legend_free(&lg);
 }
 
-static void draw_residual_panel(struct panel_data *p, size_t np, double vy0, double vy1,
+static void draw_residual_panel(struct panel_data *p, size_t np, double vx0, double vy0, double vy1,
                                 const char *xlabel, double scale, double t_lo, double t_hi)
 {
     double lim = 0;
@@ -170,7 +212,7 @@ static void draw_residual_panel(struct panel_data *p, size_t np, double vy0, dou
     if (!(lim > 0))
         lim = 1;
     lim *= 1.1;
-    draw_axes(0.09, 0.97, vy0, vy1, t_lo, t_hi, -lim, lim, "bcnst", "bcnstv", xlabel,
+    draw_axes(vx0, 0.97, vy0, vy1, t_lo, t_hi, -lim, lim, "bcnst", "bcnstv", xlabel,
               "residual (°C)");
     double zx[2] = {t_lo, t_hi}, zy[2] = {0, 0};
     draw_line(2, zx, zy, NAN, C_BLACK, 1, 1);
@@ -217,23 +259,47 @@ int plot_fit(const struct plot_settings *s, const char *path)
         t_min = fmin(t_min, c->t[0]);
         t_max = fmax(t_max, c->t[c->n - 1]);
     }
-    /* A run the options do not fit is not drawn; a failed fit is. */
+    /* A run the options do not fit is not drawn; a failed fit is.  Each
+     * column is a row of the page (a fit over its residuals), the page
+     * growing with them; a given size too small for them is refused. */
+    size_t rows = s->overlay ? 1 : ncol;
+    double min_height;
+    if (p && ncol > 0 && status != TB_EXIT_INPUT && s->fig.height > 0 && rows > 1 &&
+        figure_text_scale(&s->fig, (int)rows, &min_height) < FIGURE_READABLE) {
+        fprintf(stderr, "tb-plot: --size: %zu columns do not fit %.0f pixels' height readably: give "
+                "a height of %.0f (or %.1f cm), fewer columns (-c) or --overlay\n", rows,
+                s->fig.height, min_height, min_height / 80);
+        status = TB_EXIT_INPUT;
+    }
     if (p && ncol > 0 && status != TB_EXIT_INPUT) {
         const char *xlabel;
         double scale = time_scale(t_max - t_min, &xlabel);
         double t_lo = t_min / scale, t_hi = t_max / scale;
         padded_range(&t_lo, &t_hi);
-        size_t panels = s->overlay ? 1 : ncol;
-        figure_begin(&s->fig, (int)panels);
-        for (size_t k = 0; k < panels; k++) {
+        figure_begin(&s->fig, (int)rows);
+        pladv(0);
+        double band = 1.0 / (double)rows;
+        PLFLT sx0, sx1, sy0, sy1, def, ht;
+        plgspa(&sx0, &sx1, &sy0, &sy1);
+        plgchr(&def, &ht);
+        double left = 6.4 * ht / (sx1 - sx0);   /* the y label and numbers of five digits */
+        for (size_t k = 0; k < rows; k++) {
             char title[512];
-            pladv(0);
-            plschr(0, panels > 2 ? 0.8 : 1.0);
-            snprintf(title, sizeof title, "%s: %s", path, s->overlay ? "fit" : p[k].c->name);
-            draw_fit_panel(s, s->overlay ? p : &p[k], s->overlay ? ncol : 1, 0.36, 0.93,
-                           title, xlabel, scale, t_lo, t_hi);
-            draw_residual_panel(s->overlay ? p : &p[k], s->overlay ? ncol : 1, 0.10, 0.30,
-                                xlabel, scale, t_lo, t_hi);
+            double top = 1 - band * (double)k, bottom = top - band;
+            double below = figure_lines(k + 1 == rows ? 3.8 : 2.4);   /* numbers (and the x label) */
+            double inner = top - figure_lines(2.2) - (bottom + below);
+            double res_top = bottom + below + 0.27 * inner;
+            if (s->fig.title)
+                snprintf(title, sizeof title, "%s", s->fig.title);
+            else if (s->overlay)
+                snprintf(title, sizeof title, "%s", path);
+            else
+                snprintf(title, sizeof title, "%s: %s", path, p[k].c->name);
+            draw_fit_panel(s, s->overlay ? p : &p[k], s->overlay ? ncol : 1, left,
+                           res_top + figure_lines(0.8), top - figure_lines(2.2), title, scale,
+                           t_lo, t_hi);
+            draw_residual_panel(s->overlay ? p : &p[k], s->overlay ? ncol : 1, left, bottom + below,
+                                res_top, k + 1 == rows ? xlabel : NULL, scale, t_lo, t_hi);
         }
         figure_end();
     }

@@ -54,6 +54,26 @@ struct series {
     char label[160];
 };
 
+/* What a column in UNIT measures, for an axis of several: "temperature"
+ * for °C... "value" when the unit says nothing. */
+static const char *quantity_of(const char *unit)
+{
+    static const struct {
+        const char *unit, *quantity;
+    } known[] = {
+        {"°C", "temperature"}, {"m°C", "temperature"}, {"K", "temperature"},
+        {"Hz", "frequency"}, {"kHz", "frequency"}, {"MHz", "frequency"}, {"GHz", "frequency"},
+        {"%", "load"}, {"W", "power"}, {"mW", "power"}, {"µW", "power"}, {"uW", "power"},
+        {"J", "energy"}, {"mJ", "energy"}, {"µJ", "energy"}, {"uJ", "energy"},
+        {"V", "voltage"}, {"mV", "voltage"}, {"A", "current"}, {"mA", "current"},
+        {"operations/s", "rate"},
+    };
+    for (size_t i = 0; unit && i < sizeof known / sizeof *known; i++)
+        if (strcmp(unit, known[i].unit) == 0)
+            return known[i].quantity;
+    return "value";
+}
+
 /* A unitless work counter with a name before its suffix, for the label. */
 static int is_work_counter(const tb_column *c)
 {
@@ -244,28 +264,49 @@ int plot_raw(const struct plot_settings *s, const char *path)
         hi[a] /= vscale[a];
         padded_range(&lo[a], &hi[a]);
     }
+    if (units[1])   /* the right axis's floor clear of the left's (a frequency's of the ambient) */
+        lo[1] -= (hi[1] - lo[1]) * 0.08;
 
-    char ylabel[2][64];
-    for (int a = 0; a < 2; a++)
-        snprintf(ylabel[a], sizeof ylabel[a], "%s", shown[a] && *shown[a] ? shown[a] : "value");
+    /* each axis names what it shows: the column, or the quantity of its
+     * columns, and the unit */
+    char ylabel[2][192];
+    for (int a = 0; a < 2; a++) {
+        const char *only = NULL;
+        size_t on_axis = 0;
+        for (size_t k = 0; units[a] && k < n; k++)
+            if (strcmp(se[k].unit, units[a]) == 0 && idx[k] != amb) {
+                only = se[k].label;
+                on_axis++;
+            }
+        const char *what = on_axis == 1 ? only : quantity_of(units[a]);
+        if (shown[a] && *shown[a])
+            snprintf(ylabel[a], sizeof ylabel[a], "%s (%s)", what, shown[a]);
+        else
+            snprintf(ylabel[a], sizeof ylabel[a], "%s", what);
+    }
     figure_begin(&s->fig, 1);
     pladv(0);
+    draw_axes(0.09, units[1] ? 0.87 : 0.97, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
+              "bcnst", units[1] ? "bnstvf" : "bcnstvf", xlabel, ylabel[0]);
+    if (units[1]) {
+        plwind(t_lo, t_hi, lo[1], hi[1]);
+        plcol0(C_BLACK);
+        plbox("", 0, 0, "cmstvf", 0, 0);
+        /* clear of the tick labels, as wide as the largest value */
+        char widest[32];
+        snprintf(widest, sizeof widest, "%.4g", fmax(fabs(lo[1]), fabs(hi[1])));
+        plmtex("r", 2.5 + 0.7 * (double)strlen(widest), 0.5, 0.5, ylabel[1]);
+    }
+    /* The right axis's series first, the left's over them, the ambient
+     * last: a frequency's floor must not hide the ambient under it. */
     struct legend lg = {0};
-    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
-        if (a == 0) {
-            draw_axes(0.09, units[1] ? 0.87 : 0.97, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
-                      "bcnst", units[1] ? "bnstvf" : "bcnstvf", xlabel, ylabel[0]);
-        } else {
-            plwind(t_lo, t_hi, lo[1], hi[1]);
-            plcol0(C_BLACK);
-            plbox("", 0, 0, "cmstvf", 0, 0);
-            /* clear of the tick labels, as wide as the largest value */
-            char widest[32];
-            snprintf(widest, sizeof widest, "%.4g", fmax(fabs(lo[1]), fabs(hi[1])));
-            plmtex("r", 2.5 + 0.7 * (double)strlen(widest), 0.5, 0.5, ylabel[1]);
-        }
+    for (int pass = 0; pass < 3; pass++) {
+        int a = pass == 0 ? 1 : 0;
+        if (!units[a])
+            continue;
+        plwind(t_lo, t_hi, lo[a], hi[a]);
         for (size_t k = 0; k < n; k++) {
-            if ((strcmp(se[k].unit, units[0]) == 0) != (a == 0))
+            if ((strcmp(se[k].unit, units[0]) == 0) != (a == 0) || (pass > 0 && (idx[k] == amb) != (pass == 2)))
                 continue;
             double *x, *y;
             size_t m = window_of(&se[k], s->m.from, s->m.to, scale, vscale[a], &x, &y);
@@ -277,10 +318,16 @@ int plot_raw(const struct plot_settings *s, const char *path)
             draw_line(m, x, y, gap_of_series(&se[k], scale), colour, style, 2);
             free(x);
             free(y);
+        }
+    }
+    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
+        for (size_t k = 0; k < n; k++) {
+            if ((strcmp(se[k].unit, units[0]) == 0) != (a == 0))
+                continue;
             char text[512];
             snprintf(text, sizeof text, "%s%s", se[k].label,
                      units[1] ? (a == 0 ? " (left axis)" : " (right axis)") : "");
-            legend_line(&lg, text, colour, style, 2);
+            legend_line(&lg, text, idx[k] == amb ? C_GREY : colours[k % 9], a == 0 ? 1 : 2, 2);
         }
     }
     plwind(t_lo, t_hi, lo[0], hi[0]);
@@ -400,7 +447,7 @@ int plot_runlength(const struct plot_settings *s, const char *path)
         }
         int colour = pass ? C_BLUE : C_GREY;
         plcol0(colour);
-        plwidth(1.5);
+        figure_pen(1.5);
         if (k2)
             plerry((PLINT)k2, xs, ylo, yhi);
         for (size_t i = 0; i < k2; i++)

@@ -273,7 +273,7 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
         const char *symbol = line_styles[line % (sizeof line_styles / sizeof *line_styles)];
         draw_line(n, x, mean + start, NAN, colour, 1, 1.5);
         plcol0(colour);
-        plwidth(1.5);
+        figure_pen(1.5);
         plerry((PLINT)n, x, lo + start, hi + start);
         occupy_points(n, x, lo + start, 2);
         occupy_points(n, x, hi + start, 2);

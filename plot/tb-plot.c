@@ -35,7 +35,9 @@ static const char usage_text[] =
     "\n"
     "Figure:\n"
     "  -o, --output=FILE      the figure to write (required)\n"
-    "      --size=WxH         its size in pixels (default 1280x800)\n"
+    "      --size=WxH[UNIT]   its page in pixels at 80 a cm, or in cm, mm or in\n"
+    "                         (default 16x10cm, a 1280x800 PNG; taller for more\n"
+    "                         panels)\n"
     "      --title=TEXT       its title (default: the run and column)\n"
     "\n"
     "Data and model (as for tb-fit):\n"
@@ -159,7 +161,7 @@ static const struct option own_options[] = {
 static int parse_options(int argc, char **argv, struct plot_settings *s, const struct option *options)
 {
     char err[TB_ERRMAX];
-    int c, w, h, rc;
+    int c, rc;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:c:n:hV", options, NULL)) != -1) {
@@ -171,15 +173,10 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
         }
         switch (c) {
         case 'o': s->fig.path = optarg; break;
-        case OPT_SIZE: {
-            char tail;
-            if (sscanf(optarg, "%dx%d%c", &w, &h, &tail) != 2 || w < 200 || h < 150 ||
-                w > 10000 || h > 10000)
-                return usage_error("--size wants WIDTHxHEIGHT from 200x150 to 10000x10000, not '%s'", optarg);
-            s->fig.width = w;
-            s->fig.height = h;
+        case OPT_SIZE:
+            if (figure_parse_size(optarg, &s->fig, err, sizeof err) < 0)
+                return usage_error("%s", err);
             break;
-        }
         case OPT_TITLE: s->fig.title = optarg; break;
         case 'c':
             if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
@@ -276,7 +273,7 @@ static int is_directory(const char *path)
 
 int main(int argc, char **argv)
 {
-    struct plot_settings s = {.fig = {.width = 1280, .height = 800}, .tolerance = 0.5, .step = 60,
+    struct plot_settings s = {.tolerance = 0.5, .step = 60,
                               .power_step = NAN, .idle_power = NAN, .threshold = 0.5};
     char err[TB_ERRMAX];
 
