@@ -321,11 +321,45 @@ void padded_range(double *lo, double *hi)
     *hi += pad;
 }
 
+double figure_tick_chars(double lo, double hi)
+{
+    /* PLplot steps by 1, 2 or 5 times a power of ten, about six ticks to
+     * the span, and writes each number with the step's decimals */
+    double span = fabs(hi - lo), raw = span / 6;
+    if (!(raw > 0) || !isfinite(raw))
+        return 4;
+    double mag = pow(10, floor(log10(raw))), m = raw / mag;
+    double step = (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * mag;
+    int decimals = (int)fmax(0, -floor(log10(step) + 1e-9));
+    double big = fmax(fabs(lo), fabs(hi));
+    int whole = big >= 1 ? (int)floor(log10(big)) + 1 : 1;
+    if (whole > 5)   /* PLplot writes an exponent apart past five digits */
+        whole = 5;
+    return whole + (decimals ? decimals + 1 : 0) + (lo < 0 || hi < 0);
+}
+
+double figure_axis_margin(double lo, double hi)
+{
+    return figure_lines_across(NUMBER_WIDTH * figure_tick_chars(lo, hi) + 3.4);
+}
+
+double figure_lines_across(double lines)
+{
+    PLFLT def, ht, x0, x1, y0, y1;
+    plgchr(&def, &ht);
+    plgspa(&x0, &x1, &y0, &y1);
+    return lines * ht / (x1 - x0);
+}
+
 void draw_axes(double vx0, double vx1, double vy0, double vy1,
                double x0, double x1, double y0, double y1,
                const char *xopt, const char *yopt,
                const char *xlabel, const char *ylabel)
 {
+    /* room for the numbers of the y axis and its label, however long */
+    int numbers = strchr(yopt, 'n') && !strchr(yopt, 'l');
+    if (numbers)
+        vx0 = fmax(vx0, figure_axis_margin(y0, y1));
     plvpor(vx0, vx1, vy0, vy1);
     plwind(x0, x1, y0, y1);
     memset(occupied, 0, sizeof occupied);
@@ -338,7 +372,7 @@ void draw_axes(double vx0, double vx1, double vy0, double vy1,
     if (xlabel)
         plmtex("b", 3.0, 0.5, 0.5, xlabel);
     if (ylabel)
-        plmtex("l", 4.2, 0.5, 0.5, ylabel);
+        plmtex("l", numbers ? NUMBER_WIDTH * figure_tick_chars(y0, y1) + 2.0 : 4.2, 0.5, 0.5, ylabel);
 }
 
 static void draw_line_as_is(size_t n, const double *x, const double *y, double gap,

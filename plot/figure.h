@@ -62,6 +62,15 @@ void figure_pen(double w);
  * height; CHARS characters as a fraction of its width. */
 double figure_lines(double lines);
 double figure_chars(double chars);
+/* LINES lines of text as a fraction of the page's width. */
+double figure_lines_across(double lines);
+
+/* How many characters the numbers of a linear axis from LO to HI take,
+ * as PLplot writes them ("45.0002"); the fraction of the page's width
+ * left of an axis that they and the axis's label need. */
+double figure_tick_chars(double lo, double hi);
+#define NUMBER_WIDTH 0.75   /* a digit's width in character heights, as cairo draws them */
+double figure_axis_margin(double lo, double hi);
 
 /* Time on the x axis in minutes when the span is over ten minutes: the
  * divisor for seconds and the axis label. */

@@ -199,8 +199,8 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
     legend_free(&lg);
 }
 
-static void draw_residual_panel(struct panel_data *p, size_t np, double vx0, double vy0, double vy1,
-                                const char *xlabel, double scale, double t_lo, double t_hi)
+/* The residual panel's half height: the largest residual and a tenth. */
+static double residual_limit(const struct panel_data *p, size_t np)
 {
     double lim = 0;
     for (size_t k = 0; k < np; k++) {
@@ -209,9 +209,13 @@ static void draw_residual_panel(struct panel_data *p, size_t np, double vx0, dou
         for (size_t i = 0; i < p[k].n; i++)
             lim = fmax(lim, fabs(p[k].y[i] - tb_fit_eval(p[k].fit, 0, p[k].t[i] - p[k].t[0])));
     }
-    if (!(lim > 0))
-        lim = 1;
-    lim *= 1.1;
+    return lim > 0 ? 1.1 * lim : 1.1;
+}
+
+static void draw_residual_panel(struct panel_data *p, size_t np, double vx0, double vy0, double vy1,
+                                const char *xlabel, double scale, double t_lo, double t_hi)
+{
+    double lim = residual_limit(p, np);
     draw_axes(vx0, 0.97, vy0, vy1, t_lo, t_hi, -lim, lim, "bcnst", "bcnstv", xlabel,
               "residual (°C)");
     double zx[2] = {t_lo, t_hi}, zy[2] = {0, 0};
@@ -282,7 +286,14 @@ int plot_fit(const struct plot_settings *s, const char *path)
         PLFLT sx0, sx1, sy0, sy1, def, ht;
         plgspa(&sx0, &sx1, &sy0, &sy1);
         plgchr(&def, &ht);
-        double left = 6.4 * ht / (sx1 - sx0);   /* the y label and numbers of five digits */
+        /* the y label and numbers of five characters, or as many as the
+         * widest panel's: one left edge, so the panels' time axes line up */
+        double left = 6.4 * ht / (sx1 - sx0);
+        for (size_t k = 0; k < ncol; k++) {
+            double lo = min_of(p[k].y, p[k].n), hi = max_of(p[k].y, p[k].n), lim = residual_limit(&p[k], 1);
+            padded_range(&lo, &hi);
+            left = fmax(left, fmax(figure_axis_margin(lo, hi), figure_axis_margin(-lim, lim)));
+        }
         for (size_t k = 0; k < rows; k++) {
             char title[512];
             double top = 1 - band * (double)k, bottom = top - band;

@@ -286,16 +286,15 @@ int plot_raw(const struct plot_settings *s, const char *path)
     }
     figure_begin(&s->fig, 1);
     pladv(0);
-    draw_axes(0.09, units[1] ? 0.87 : 0.97, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
+    /* the right axis's numbers and label as wide as they are */
+    double right = units[1] ? fmin(0.97, 1 - figure_axis_margin(lo[1], hi[1])) : 0.97;
+    draw_axes(0.09, right, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
               "bcnst", units[1] ? "bnstvf" : "bcnstvf", xlabel, ylabel[0]);
     if (units[1]) {
         plwind(t_lo, t_hi, lo[1], hi[1]);
         plcol0(C_BLACK);
         plbox("", 0, 0, "cmstvf", 0, 0);
-        /* clear of the tick labels, as wide as the largest value */
-        char widest[32];
-        snprintf(widest, sizeof widest, "%.4g", fmax(fabs(lo[1]), fabs(hi[1])));
-        plmtex("r", 2.5 + 0.7 * (double)strlen(widest), 0.5, 0.5, ylabel[1]);
+        plmtex("r", NUMBER_WIDTH * figure_tick_chars(lo[1], hi[1]) + 2.2, 0.5, 0.5, ylabel[1]);
     }
     /* The right axis's series first, the left's over them, the ambient
      * last: a frequency's floor must not hide the ambient under it. */
