@@ -93,6 +93,9 @@ static int held_put(struct held *h, const char *value)
     return 0;
 }
 
+/* The temperatures the progress line and the summary show. */
+#define SUMMARY_SENSORS 3
+
 struct recorder {
     const struct record_settings *s;
     struct sensor *sensors;
@@ -130,6 +133,9 @@ struct recorder {
     uint64_t rng;
     long long samples, missed, rows;
     int progress;
+    int progress_shown;         /* a progress line is on the terminal, unended */
+    int echo_is_terminal;       /* benchmark lines go to the progress line's terminal */
+    double first_celsius[SUMMARY_SENSORS];   /* the first sample's, for the summary */
     int64_t sensors_checked;    /* when the sensors' paths were last checked */
     int64_t win_next;           /* --window: the next edge; 0: no window */
     int win_open;
@@ -142,6 +148,8 @@ static int64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+static double celsius_of(const struct sensor *sn, const char *text);
 
 static void write_cells(struct recorder *r, int64_t t)
 {
@@ -232,7 +240,9 @@ static void sample(struct recorder *r)
         write_cells(r, t);
     for (size_t c = r->col_exec; c < r->ncols; c++)
         r->pending[c].set = 0;
-    r->samples++;
+    if (r->samples++ == 0)
+        for (size_t i = 0; i < r->nsensors && i < SUMMARY_SENSORS; i++)
+            r->first_celsius[i] = celsius_of(&r->sensors[i], r->text[i]);
 }
 
 /* @COL values no sample row took: each gets a row, nothing is dropped. */
@@ -292,10 +302,19 @@ static void on_benchmark_line(void *ctx, char *line)
             }
         }
     }
-    if (r->s->stdout_column)
+    if (r->s->stdout_column) {
         event_put(r, r->col_stdout, line);
-    else if (!r->s->compat)   /* thermobench drops them */
+    } else if (!r->s->compat) {   /* thermobench drops them */
+        /* the benchmark's line in place of the progress line, which the
+         * next second draws again under it, not mixed into it */
+        if (r->progress_shown && r->echo_is_terminal) {
+            fputs("\r\033[K", stderr);
+            r->progress_shown = 0;
+        }
         fprintf(r->echo, "%s\n", line);
+        if (r->echo_is_terminal)
+            fflush(r->echo);
+    }
 }
 
 struct helper_ctx {
@@ -424,11 +443,28 @@ static void show_progress(struct recorder *r, int64_t t, int final)
     if (r->s->time_limit_s > 0)
         fprintf(stderr, "/%g", r->s->time_limit_s);
     fprintf(stderr, " s, %lld rows", r->rows);
-    for (size_t i = 0; i < r->nsensors && i < 3; i++)
+    for (size_t i = 0; i < r->nsensors && i < SUMMARY_SENSORS; i++)
         if (r->sensors[i].kind == SENSOR_FILE && strstr(r->sensors[i].header, "°C"))
             fprintf(stderr, ", %.*s %.1f °C", (int)strcspn(r->sensors[i].header, "/"),
                     r->sensors[i].header, celsius_of(&r->sensors[i], r->text[i]));
-    fputs(final ? "\n" : "   ", stderr);
+    fputs(final ? "\r\033[K" : "\033[K", stderr);   /* the summary takes its place at the end */
+    r->progress_shown = !final;
+}
+
+/* The run in one line at its end, on a terminal or not (a log of
+ * tb-series, CI): the file, its length and rows, the first temperatures
+ * from where to where, and how the benchmark ended. */
+static void run_summary(const struct recorder *r, double seconds, const char *benchmark)
+{
+    fprintf(stderr, "tb-record: %s: %.1f s, %lld row%s", r->out.is_stdout ? "standard output" : r->out.path,
+            seconds, r->rows, r->rows == 1 ? "" : "s");
+    for (size_t i = 0; i < r->nsensors && i < SUMMARY_SENSORS; i++)
+        if (r->sensors[i].kind == SENSOR_FILE && strstr(r->sensors[i].header, "°C"))
+            fprintf(stderr, "; %.*s %.1f to %.1f °C", (int)strcspn(r->sensors[i].header, "/"),
+                    r->sensors[i].header, r->first_celsius[i], celsius_of(&r->sensors[i], r->text[i]));
+    if (benchmark)
+        fprintf(stderr, "; %s", benchmark);
+    fputc('\n', stderr);
 }
 
 /* Poll the benchmark's and the helpers' output until WAKE (or a signal). */
@@ -1043,6 +1079,7 @@ int main(int argc, char **argv)
     if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
         goto fail;
     r.echo = r.out.is_stdout ? stderr : stdout;
+    r.echo_is_terminal = r.progress && isatty(fileno(r.echo));
     r.out.order = r.order;
     if (csvw_preamble(&r.out, argc, argv, s.no_meta, s.period_ms, s.metas, s.nmetas,
                       r.headers, r.ncols) < 0) {
@@ -1100,6 +1137,7 @@ int main(int argc, char **argv)
     record(&r, &unblocked);
 
     status = RECORD_EXIT_OK;
+    const char *benchmark = NULL;
     if (r.have_bench) {
         int ended_by_itself = r.cooling ? r.bench_ended : r.bench.pid == 0;
         process_drain(&r.bench, on_benchmark_line, &r);   /* what is there */
@@ -1107,6 +1145,9 @@ int main(int argc, char **argv)
         process_stop(&r.bench, 2000);
         if (ended_by_itself)
             status = benchmark_exit_status(&r.bench, s.bench_argv[0]);
+        benchmark = !ended_by_itself ? "the benchmark stopped at the run's end"
+                    : status == RECORD_EXIT_OK ? "the benchmark ended by itself"
+                                               : "the benchmark failed (said above)";
     }
     stop_helpers(&r, &unblocked);
     write_pending(&r);
@@ -1130,6 +1171,9 @@ int main(int argc, char **argv)
         status = failure;
     else if (stop_signal)
         status = 128 + stop_signal;
+    if (!r.write_failed && !s.verbose && !s.compat)
+        run_summary(&r, (double)(now_ns() - r.t0_ns) / 1e9,
+                    stop_signal ? "stopped by a signal" : benchmark);
     goto out;
 fail:
     fprintf(stderr, "tb-record: %s\n", err);
