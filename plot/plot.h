@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "exit_status.h"
 #include "figure.h"
+#include "progress.h"
 #include "tbfit.h"
 
 struct plot_settings {
@@ -30,6 +31,7 @@ struct plot_settings {
     int spectrum;               /* the spectrum figure: its analysis too */
     const char *sweep_x;        /* sweep: "meta:KEY", the x axis */
     const char *sweep_y;        /* sweep: tinf, tauN, ops or mean:COLUMN */
+    struct tb_progress *progress;   /* a line on the terminal to clear before a message, or NULL */
 };
 
 /* Each returns an exit status (enum tb_exit) and prints its errors. */

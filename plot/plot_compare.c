@@ -176,11 +176,20 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
             break;
         }
     }
+    /* many runs take a while to fit: a progress line on a terminal, its
+     * messages clear of it */
+    struct tb_progress progress;
+    struct plot_settings with_progress = *s;
+    with_progress.progress = &progress;
+    tb_progress_start(&progress, "tb-plot", "runs", runs.n);
     for (size_t i = 0; status != TB_EXIT_INPUT && i < runs.n; i++) {
         tb_run *run = tb_run_read(runs.v[i], NULL, err, sizeof err);
-        tb_analysis *a = run ? plot_analyse(s, run, 0) : NULL;
-        if (!run)
+        tb_analysis *a = run ? plot_analyse(&with_progress, run, 0) : NULL;
+        tb_progress_show(&progress, i + 1);
+        if (!run) {
+            tb_progress_clear(&progress);
             fprintf(stderr, "tb-plot: %s\n", err);
+        }
         if (!a || tb_analysis_status(a) == TB_EXIT_INPUT)
             status = TB_EXIT_INPUT;
         for (size_t k = 0; status != TB_EXIT_INPUT && k < tb_analysis_ncolumns(a); k++) {
@@ -192,6 +201,7 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
             }
             if (tb_result_from_column(c, &r) < 0 || push_row(rows, nrows, &r) < 0) {
                 tb_result_clear(&r);
+                tb_progress_clear(&progress);
                 fprintf(stderr, "tb-plot: out of memory\n");
                 status = TB_EXIT_OUTPUT;
             }
@@ -199,6 +209,7 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
         tb_analysis_free(a);
         tb_run_free(run);
     }
+    tb_progress_clear(&progress);
     tb_paths_free(&runs);
     if (status != TB_EXIT_INPUT && *nrows == 0) {
         if (npaths == 1)

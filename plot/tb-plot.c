@@ -107,6 +107,8 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
     o.idle_power = s->idle_power;
     o.spectrum = s->spectrum;
     tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
+    if (s->progress && (!a || tb_analysis_nmessages(a) > 0 || tb_analysis_status(a) != TB_EXIT_OK))
+        tb_progress_clear(s->progress);
     if (!a) {
         fprintf(stderr, "tb-plot: %s\n", err);
         return NULL;
@@ -121,6 +123,8 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
         char text[256];
         if (!flags)
             continue;
+        if (s->progress)
+            tb_progress_clear(s->progress);
         fprintf(stderr, "tb-plot: note: %s: %s: the fit is flagged: %s", c->source,
                 c->column->name, tb_fit_flags_text(flags, text, sizeof text));
         if (flags & TB_FIT_THROTTLED)
