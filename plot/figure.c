@@ -17,6 +17,7 @@
 
 #include "exit_status.h"
 #include "figure.h"
+#include "output.h"
 #include "output_file.h"
 #include "svg_compact.h"
 
@@ -728,9 +729,22 @@ void legend_draw(const struct legend *l, int position)
                  best & (PL_POSITION_TOP | PL_POSITION_BOTTOM) ? 0.03 : 0, 0);
 }
 
+int legend_outside_columns(const struct legend *l)
+{
+    size_t longest = 0;
+    for (int i = 0; i < l->n; i++) {
+        size_t w = tb_display_width(l->text[i]);
+        longest = w > longest ? w : longest;
+    }
+    /* an entry: its symbol, the gap and its text at 0.85 of the size */
+    double entry = figure_chars(0.85 * ((double)longest + 7));
+    int columns = entry > 0 ? (int)(0.9 / entry) : l->n;
+    return columns < 1 ? 1 : columns > l->n ? l->n : columns;
+}
+
 void legend_draw_outside_top(const struct legend *l)
 {
-    legend_place(l, PL_POSITION_TOP | PL_POSITION_OUTSIDE, 0, 0.02, l->n);
+    legend_place(l, PL_POSITION_TOP | PL_POSITION_OUTSIDE, 0, 0.02, legend_outside_columns(l));
 }
 
 static void legend_place(const struct legend *l, int position, double x, double y, int columns)
@@ -763,7 +777,7 @@ static void legend_place(const struct legend *l, int position, double x, double 
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX |
                          (columns > 1 ? PL_LEGEND_ROW_MAJOR : 0),
              position | PL_POSITION_VIEWPORT, x, y, 0.08,
-             C_WHITE, C_BLACK, 1, columns > 1 ? 1 : 0, columns > 1 ? columns : 0, l->n, l->opt,
+             C_WHITE, C_BLACK, 1, columns > 1 ? (l->n + columns - 1) / columns : 0, columns > 1 ? columns : 0, l->n, l->opt,
              offset, 0.85, 1.6, 0.0,
              text_colours, (const char **)l->text, NULL, NULL, NULL, NULL,
              l->colour, l->style, widths, l->colour, scales, sym_numbers,

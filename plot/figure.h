@@ -120,7 +120,9 @@ void legend_text(struct legend *l, const char *text);
 void legend_draw(const struct legend *l, int position);
 void legend_free(struct legend *l);
 
-/* The legend in one row above the viewport. */
+/* The legend above the viewport, in rows of as many entries as fit the
+ * page's width (legend_outside_columns() of them). */
 void legend_draw_outside_top(const struct legend *l);
+int legend_outside_columns(const struct legend *l);
 
 #endif

@@ -25,7 +25,11 @@ struct group {
     double *t_inf, *ops;     /* n and nops of them, room for cap */
     size_t n, nops, cap;
     tb_estimate own;         /* the fit's interval, for a group of one */
+    const char *column;      /* its results' column */
+    size_t category, series; /* its place on the axis, its colour (a column each) */
 };
+
+static const int series_colour[] = {C_BLUE, C_ORANGE, C_GREEN, C_PURPLE, C_BROWN, C_TEAL, C_PINK, C_OLIVE};
 
 /* Room for one more value in G; 0, or -1 when memory runs out.  Each
  * group holds what it has, so n results take O(n) memory, grouped or not. */
@@ -99,20 +103,84 @@ static int distinct_columns(const tb_result *rows, size_t n)
 
 /* The length of the directory part all NAMES share ("runs/5.4/run1: …"
  * and "runs/6.1/run1: …" share "runs/"), left out of the labels. */
-static size_t common_dir(const struct group *groups, size_t n)
+static size_t common_dir(char *const *names, size_t n)
 {
     if (n < 2)
         return 0;
-    size_t len = strlen(groups[0].name);
+    size_t len = strlen(names[0]);
     for (size_t g = 1; g < n; g++) {
         size_t k = 0;
-        while (k < len && groups[g].name[k] == groups[0].name[k])
+        while (k < len && names[g][k] == names[0][k])
             k++;
         len = k;
     }
-    while (len > 0 && groups[0].name[len - 1] != '/')
+    while (len > 0 && names[0][len - 1] != '/')
         len--;
     return len;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The categories of the N GROUPS (sorted), in their order: a group's key
+ * less its ": COLUMN" (which runs keep always, groups of --group-by when
+ * there are several COLUMNS); each group's category and series (its
+ * column's place among the columns, in order of first appearance) set,
+ * their counts in *NCAT and *NSERIES.  NULL when memory runs out. */
+static char **category_names(struct group *groups, size_t n, size_t *ncat, size_t *nseries,
+                             int grouped, int columns)
+{
+    char **cats = malloc((n ? n : 1) * sizeof *cats);
+    const char **series = malloc((n ? n : 1) * sizeof *series);
+    size_t tsize = 16;
+    while (tsize < 2 * n)
+        tsize *= 2;
+    size_t *table = malloc(tsize * sizeof *table);
+    struct group *index = calloc(n ? n : 1, sizeof *index);   /* group_slot() looks up names */
+    *ncat = *nseries = 0;
+    if (!cats || !series || !table || !index)
+        goto fail;
+    for (size_t i = 0; i < tsize; i++)
+        table[i] = SIZE_MAX;
+    for (size_t g = 0; g < n; g++) {
+        size_t len = strlen(groups[g].name), col = strlen(groups[g].column);
+        if ((!grouped || columns > 1) && len >= col + 2 &&
+            strcmp(groups[g].name + len - col, groups[g].column) == 0 &&
+            strncmp(groups[g].name + len - col - 2, ": ", 2) == 0)
+            len -= col + 2;
+        char *cat = strndup(groups[g].name, len);
+        if (!cat)
+            goto fail;
+        size_t slot = group_slot(table, tsize, index, cat);
+        if (table[slot] == SIZE_MAX) {
+            table[slot] = *ncat;
+            index[*ncat].name = cat;
+            cats[(*ncat)++] = cat;
+        } else {
+            free(cat);
+        }
+        groups[g].category = table[slot];
+        size_t k = 0;
+        while (k < *nseries && strcmp(series[k], groups[g].column) != 0)
+            k++;
+        if (k == *nseries)
+            series[(*nseries)++] = groups[g].column;
+        groups[g].series = k;
+    }
+    free(series);
+    free(table);
+    free(index);
+    return cats;
+fail:
+    free_names(cats, *ncat);
+    free(series);
+    free(table);
+    free(index);
+    return NULL;
 }
 
 #define LABEL_MAX 30
@@ -290,6 +358,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
             g = table[slot] = ngroups++;
             groups[g].name = key;
             groups[g].own = rows[i].t_inf;
+            groups[g].column = rows[i].column;
         } else {
             free(key);
         }
@@ -316,6 +385,17 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         goto done;
     }
 
+    /* The axis's categories are the runs (or the groups of --group-by),
+     * each column a series of its own colour beside the others: a key
+     * "CATEGORY: COLUMN" is drawn at CATEGORY. */
+    size_t ncat = 0, nseries = 0;
+    char **cats = category_names(groups, ngroups, &ncat, &nseries, s->group_by != NULL, columns);
+    if (!cats) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        status = TB_EXIT_OUTPUT;
+        goto done;
+    }
+
     /* Every group is drawn, however many: none is dropped. */
     size_t ng = ngroups;
     double *x = malloc(6 * (ng ? ng : 1) * sizeof *x);
@@ -329,7 +409,8 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     int any_ops = 0;
     for (size_t g = 0; g < ng; g++) {
         double half;
-        x[g] = (double)g + 1;
+        x[g] = (double)groups[g].category + 1 +
+               (nseries > 1 ? ((double)groups[g].series - (double)(nseries - 1) / 2) * 0.7 / (double)nseries : 0);
         y[g] = tb_mean_ci(groups[g].t_inf, groups[g].n, s->m.fit.level, &half);
         ylo[g] = groups[g].n >= 2 ? y[g] - half : groups[g].own.lo;
         yhi[g] = groups[g].n >= 2 ? y[g] + half : groups[g].own.hi;
@@ -355,6 +436,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         if (base == ng) {
             fprintf(stderr, "tb-plot: --baseline: no group %s\n", s->baseline);
             free(x);
+            free_names(cats, ncat);
             status = TB_EXIT_INPUT;
             goto done;
         }
@@ -382,30 +464,60 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     double right = draw_ops ? 0.88 : 0.97;
     /* Long names stand upright under their points, so leave room. */
     size_t longest = 0;
-    size_t skip = s->group_by ? 0 : common_dir(groups, ng);
-    /* one column: the title names it, the labels need not */
-    size_t cut = !s->group_by && columns == 1 && nrows > 0 ? strlen(rows[0].column) + 2 : 0;
-    for (size_t g = 0; g < ng; g++) {
-        size_t len = tb_display_width(groups[g].name + skip) - cut;
+    size_t skip = s->group_by ? 0 : common_dir(cats, ncat);
+    for (size_t c = 0; c < ncat; c++) {
+        size_t len = tb_display_width(cats[c] + skip);
         longest = len > longest ? len : longest;
     }
     if (longest > LABEL_MAX)
         longest = LABEL_MAX;
     /* upright when they would not fit side by side */
-    double slot = (right - 0.09) / (double)ng, label_size = ng > 12 ? 0.6 : 0.8;
+    double slot = (right - 0.09) / (double)ncat, label_size = ncat > 12 ? 0.6 : 0.8;
     int upright = figure_chars(label_size * ((double)longest + 1)) > 0.95 * slot;
     /* the labels' height in lines of text (at their 0.8 size; a glyph is
      * 0.62 of a line wide), then the axis's name under them */
     double label_lines = upright ? label_size * (0.75 * (double)longest + 0.7) : label_size * 2.5;
     double bottom = fmin(figure_lines(label_lines + 2.2), 0.55);
-    double x0 = 0.4, x1 = (double)ng + 0.6;
-    draw_axes(0.09, right, bottom, 0.80, x0, x1, lo, hi, "bc", draw_ops ? "bnstv" : "bcnstv",
+    double x0 = 0.4, x1 = (double)ncat + 0.6;
+    struct legend lg = {0};
+    char text[160];
+    if (nseries > 1) {
+        /* a colour a column, its name in the legend */
+        snprintf(text, sizeof text, "T∞%s, %g %% interval, of:", s->group_by ? " (group mean)" : "",
+                 s->m.fit.level * 100);
+        legend_text(&lg, text);
+        for (size_t k = 0; k < nseries; k++)
+            for (size_t g = 0; g < ng; g++)
+                if (groups[g].series == k) {
+                    legend_points(&lg, groups[g].column, series_colour[k % 8]);
+                    break;
+                }
+    } else {
+        snprintf(text, sizeof text, "T∞%s, %g %% interval", s->group_by ? " (group mean)" : "",
+                 s->m.fit.level * 100);
+        legend_points(&lg, text, C_BLUE);
+    }
+    if (draw_ops) {
+        legend_points(&lg, "operations/s (right axis)", C_ORANGE);
+        lg.symbol[lg.n - 1] = "◆";
+    }
+    if (same_ops) {
+        char same[96];
+        snprintf(same, sizeof same, "operations/s: %.6g in every group", olo);
+        legend_points(&lg, same, C_ORANGE);
+        lg.symbol[lg.n - 1] = "◆";
+    }
+    /* the title, the legend's rows and the plot under them */
+    int legend_rows = (lg.n + legend_outside_columns(&lg) - 1) / legend_outside_columns(&lg);
+    double top = 1 - figure_lines(3.4 + 1.45 * legend_rows);
+    draw_axes(0.09, right, bottom, top, x0, x1, lo, hi, "bc", draw_ops ? "bnstv" : "bcnstv",
               NULL, "T∞ (°C)");
     plcol0(C_BLACK);
     char title[256];
     if (columns == 1 && nrows > 0)
         snprintf(title, sizeof title, "%s: T∞ by %s", rows[0].column, s->group_by ? s->group_by : "run");
-    plmtex("t", 5.0, 0.5, 0.5, s->fig.title ? s->fig.title : columns == 1 && nrows > 0 ? title : "T∞ compared");
+    plmtex("t", 1.6 + 1.45 * legend_rows + 0.6, 0.5, 0.5,
+           s->fig.title ? s->fig.title : columns == 1 && nrows > 0 ? title : "T∞ compared");
     /* what the categories are */
     plschr(0, 0.8);
     plmtex("b", (label_lines + 0.6) / 0.8 + 0.3, 0.5, 0.5,
@@ -429,53 +541,70 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         }
         plschr(0, 1.0);
     }
-    /* tb-compare's verdicts, above their groups */
+    /* tb-compare's verdicts, above their groups (a group, or a category
+     * of several columns) */
     for (size_t v = 0; v < s->nverdicts; v++) {
         const char *eq = strchr(s->verdicts[v], '=');
+        size_t len = (size_t)(eq - s->verdicts[v]);
         for (size_t g = 0; g < ng; g++) {
-            if (strlen(groups[g].name) != (size_t)(eq - s->verdicts[v]) ||
-                strncmp(groups[g].name, s->verdicts[v], (size_t)(eq - s->verdicts[v])) != 0)
+            const char *cat = cats[groups[g].category];
+            int here = (strlen(groups[g].name) == len && strncmp(groups[g].name, s->verdicts[v], len) == 0) ||
+                       (strlen(cat) == len && strncmp(cat, s->verdicts[v], len) == 0 &&
+                        (g + 1 == ng || groups[g + 1].category != groups[g].category));
+            if (!here)
                 continue;
             plcol0(strcmp(eq + 1, "improvement") == 0 ? C_GREEN : C_RED);
             plschr(0, 0.9);
-            plptex((double)g + 1, yhi[g] + (hi - lo) * 0.11, 1.0, 0.0, 0.5, eq + 1);
+            plptex((double)groups[g].category + 1, yhi[g] + (hi - lo) * 0.11, 1.0, 0.0, 0.5, eq + 1);
             plschr(0, 1.0);
         }
     }
     plcol0(C_BLACK);
     plschr(0, label_size);
-    for (size_t g = 0; g < ng; g++) {
-        double pos = ((double)g + 1 - x0) / (x1 - x0);
-        char label[LABEL_MAX + 8], *name = strdup(groups[g].name + skip);
-        if (name && cut && strlen(name) >= cut)
-            name[strlen(name) - cut] = '\0';
-        shorten(name ? name : groups[g].name + skip, label, sizeof label);
-        free(name);
+    for (size_t c = 0; c < ncat; c++) {
+        double pos = ((double)c + 1 - x0) / (x1 - x0);
+        char label[LABEL_MAX + 8];
+        shorten(cats[c] + skip, label, sizeof label);
         if (upright)
             plmtex("bv", 0.7, pos, 1.0, label);
         else
             plmtex("b", 1.5, pos, 0.5, label);
-        if (groups[g].n > 1) {
-            char count[32];
-            snprintf(count, sizeof count, "n = %zu", groups[g].n);
-            /* plptex() centres the text on its point: lift it clear of the cap */
-            plptex((double)g + 1, yhi[g] + (hi - lo) * 0.05, 1.0, 0.0, 0.5, count);
+    }
+    /* how many runs a point is the mean of: once over a category when its
+     * columns all have as many, else over each point */
+    for (size_t g = 0; g < ng; g++) {
+        size_t first = g, last = g;
+        while (first > 0 && groups[first - 1].category == groups[g].category)
+            first--;
+        while (last + 1 < ng && groups[last + 1].category == groups[g].category)
+            last++;
+        int same = 1;
+        double top_of = -INFINITY;
+        for (size_t k = first; k <= last; k++) {
+            same &= groups[k].n == groups[g].n;
+            top_of = fmax(top_of, yhi[k]);
         }
+        if (groups[g].n < 2 || (same && g != last))
+            continue;
+        char count[32];
+        snprintf(count, sizeof count, "n = %zu", groups[g].n);
+        /* plptex() centres the text on its point: lift it clear of the cap */
+        if (same)
+            plptex((double)groups[g].category + 1, top_of + (hi - lo) * 0.05, 1.0, 0.0, 0.5, count);
+        else
+            plptex(x[g], yhi[g] + (hi - lo) * 0.05, 1.0, 0.0, 0.5, count);
     }
     plschr(0, 1.0);
-    plcol0(C_BLUE);
     figure_pen(2);
-    plerry((PLINT)ng, x, ylo, yhi);
-    plschr(0, 1.5);
-    plstring((PLINT)ng, x, y, "•");
-    plschr(0, 1.0);
-    struct legend lg = {0};
-    char text[160];
-    snprintf(text, sizeof text, "T∞%s, %g %% interval", s->group_by ? " (group mean)" : "",
-             s->m.fit.level * 100);
-    legend_points(&lg, text, C_BLUE);
+    for (size_t g = 0; g < ng; g++) {
+        plcol0(nseries > 1 ? series_colour[groups[g].series % 8] : C_BLUE);
+        plerry(1, &x[g], &ylo[g], &yhi[g]);
+        plschr(0, 1.5);
+        plstring(1, &x[g], &y[g], "•");
+        plschr(0, 1.0);
+    }
     if (draw_ops) {
-        plwind(0.4, (double)ng + 0.6, olo, ohi);
+        plwind(x0, x1, olo, ohi);
         plcol0(C_BLACK);
         plbox("", 0, 0, "cmstv", 0, 0);
         plmtex("r", 5.6, 0.5, 0.5, "operations/s");
@@ -485,19 +614,12 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         plschr(0, 1.2);
         plstring((PLINT)ng, ox, oy, "◆");
         plschr(0, 1.0);
-        legend_points(&lg, "operations/s (right axis)", C_ORANGE);
-        lg.symbol[lg.n - 1] = "◆";
-    }
-    if (same_ops) {
-        char same[96];
-        snprintf(same, sizeof same, "operations/s: %.6g in every group", olo);
-        legend_points(&lg, same, C_ORANGE);
-        lg.symbol[lg.n - 1] = "◆";
     }
     legend_draw_outside_top(&lg);
     legend_free(&lg);
     figure_end();
     free(x);
+    free_names(cats, ncat);
 done:
     for (size_t g = 0; g < ngroups; g++) {
         free(groups[g].name);
