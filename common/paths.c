@@ -152,3 +152,19 @@ void tb_paths_free(struct tb_paths *l)
     l->seen = NULL;
     l->nseen = 0;
 }
+
+size_t tb_common_dir(char *const *names, size_t n)
+{
+    if (n < 2)
+        return 0;
+    size_t len = strlen(names[0]);
+    for (size_t g = 1; g < n; g++) {
+        size_t k = 0;
+        while (k < len && names[g][k] == names[0][k])
+            k++;
+        len = k;
+    }
+    while (len > 0 && names[0][len - 1] != '/')
+        len--;
+    return len;
+}

@@ -29,6 +29,11 @@ struct tb_paths {
 int tb_paths_add(struct tb_paths *l, const char *arg, const char *prog);
 void tb_paths_free(struct tb_paths *l);
 
+/* The length of the directory part the N NAMES share ("runs/5.4/run1"
+ * and "runs/6.1/run1" share "runs/"), so that they can be shown without
+ * it; 0 for fewer than two. */
+size_t tb_common_dir(char *const *names, size_t n);
+
 /* "PROG: message" as a line of MSG. */
 void tb_say(FILE *msg, const char *prog, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

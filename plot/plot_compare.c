@@ -101,24 +101,6 @@ static int distinct_columns(const tb_result *rows, size_t n)
     return n > 0;
 }
 
-/* The length of the directory part all NAMES share ("runs/5.4/run1: …"
- * and "runs/6.1/run1: …" share "runs/"), left out of the labels. */
-static size_t common_dir(char *const *names, size_t n)
-{
-    if (n < 2)
-        return 0;
-    size_t len = strlen(names[0]);
-    for (size_t g = 1; g < n; g++) {
-        size_t k = 0;
-        while (k < len && names[g][k] == names[0][k])
-            k++;
-        len = k;
-    }
-    while (len > 0 && names[0][len - 1] != '/')
-        len--;
-    return len;
-}
-
 static void free_names(char **names, size_t n)
 {
     for (size_t i = 0; names && i < n; i++)
@@ -430,8 +412,9 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     /* the baseline (--baseline, else the first group) and the threshold
      * above it, the line tb-compare's verdict of a regression is about */
     size_t base = 0;
-    if (s->baseline) {
-        while (base < ng && strcmp(groups[base].name, s->baseline) != 0)
+    if (s->baseline) {   /* a group, or the category of one (several columns) */
+        while (base < ng && strcmp(groups[base].name, s->baseline) != 0 &&
+               strcmp(cats[groups[base].category], s->baseline) != 0)
             base++;
         if (base == ng) {
             fprintf(stderr, "tb-plot: --baseline: no group %s\n", s->baseline);
@@ -464,7 +447,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     double right = draw_ops ? 0.88 : 0.97;
     /* Long names stand upright under their points, so leave room. */
     size_t longest = 0;
-    size_t skip = s->group_by ? 0 : common_dir(cats, ncat);
+    size_t skip = s->group_by ? 0 : tb_common_dir(cats, ncat);
     for (size_t c = 0; c < ncat; c++) {
         size_t len = tb_display_width(cats[c] + skip);
         longest = len > longest ? len : longest;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,9 +171,10 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
 /* --- HTML ----------------------------------------------------------------------- */
 
 /* S as HTML text. */
-static void html(FILE *f, const char *s)
+/* S, at most N bytes of it, escaped for HTML. */
+static void html_n(FILE *f, const char *s, size_t n)
 {
-    for (; s && *s; s++) {
+    for (; s && *s && n > 0; s++, n--) {
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -181,6 +183,11 @@ static void html(FILE *f, const char *s)
         default: fputc(*s, f);
         }
     }
+}
+
+static void html(FILE *f, const char *s)
+{
+    html_n(f, s, SIZE_MAX);
 }
 
 /* "52.68 [52.62, 52.73]" in the text reports' one numeric style ("%+"
@@ -260,14 +267,14 @@ static const char style[] =
     "h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;margin-top:2em}"
     ".meta{color:#555}table{border-collapse:collapse;margin:.5em 0 1em;font-size:13px}"
     "th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}"
-    "th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    ".wide{overflow-x:auto}th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
     ".ci{color:#666}.ok{color:#186a1c}.flag{color:#8a4b00}.bad{color:#b00020;font-weight:bold}"
     ".verdict{font-size:1.2em;padding:.5em 1em;border-radius:4px;display:inline-block}"
     ".verdict.bad{background:#fde8ea}.verdict.ok{background:#e8f5e9}"
     "figure{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figure img{max-width:100%;"
     "border:1px solid #eee}figcaption{color:#555}ul.msg li{font-family:monospace;font-size:12px}"
     "@media print{body{margin:0;max-width:none;font-size:11px}h2{break-after:avoid}"
-    "table{break-inside:auto}tr{break-inside:avoid}}";
+    "table{break-inside:auto}tr{break-inside:avoid}.wide{overflow:visible}}";
 
 /* --- the other tools ------------------------------------------------------------ */
 
@@ -384,7 +391,17 @@ struct report {
     int have_cmp, regression, failed;
     char **figs, **captions;  /* PNG paths and what they show */
     size_t nfigs;
+    size_t skip;              /* the directory all runs share, not repeated in the tables */
 };
+
+/* PATH without the directory all the runs share. */
+static const char *shown_path(const struct report *r, const char *path)
+{
+    const tb_run *first = tb_analysis_run(r->a, 0);
+    if (r->skip && first && strncmp(path, tb_run_source(first), r->skip) == 0)
+        return path + r->skip;
+    return path;
+}
 
 static void add_figure(struct report *r, const char *path, const char *caption)
 {
@@ -549,8 +566,13 @@ static void write_runs(FILE *f, const struct report *r)
                 keys[nkeys++] = key;
         }
     }
-    fprintf(f, "<section id=runs><h2>Runs</h2><p>%zu run%s.</p><table><tr><th>run</th><th>started</th>",
-            nruns, nruns == 1 ? "" : "s");
+    fprintf(f, "<section id=runs><h2>Runs</h2><p>%zu run%s", nruns, nruns == 1 ? "" : "s");
+    if (r->skip) {
+        fputs(" in <code>", f);
+        html_n(f, tb_run_source(tb_analysis_run(r->a, 0)), r->skip);
+        fputs("</code>, named below without it", f);
+    }
+    fputs(".</p><div class=wide><table><tr><th>run</th><th>started</th>", f);
     for (size_t j = 0; j < nkeys; j++) {
         fputs("<th>", f);
         html(f, keys[j]);
@@ -562,7 +584,7 @@ static void write_runs(FILE *f, const struct report *r)
         if (!run)
             continue;
         fputs("<tr><td>", f);
-        html(f, tb_run_source(run));
+        html(f, shown_path(r, tb_run_source(run)));
         fputs("</td><td>", f);
         html(f, tb_run_started(run) ? tb_run_started(run) : "");
         fputs("</td>", f);
@@ -573,7 +595,7 @@ static void write_runs(FILE *f, const struct report *r)
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table></section>\n", f);
+    fputs("</table></div></section>\n", f);
 }
 
 static void write_fits(FILE *f, const struct report *r)
@@ -592,7 +614,7 @@ static void write_fits(FILE *f, const struct report *r)
         const tb_result *x = &r->rows[i];
         const tb_analysed_column *c = tb_analysis_column(r->a, i);
         fputs("<tr><td>", f);
-        html(f, x->file);
+        html(f, shown_path(r, x->file));
         fputs("</td><td>", f);
         html(f, x->column);
         fputs("</td>", f);
@@ -821,6 +843,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < tb_analysis_nmessages(r.a); i++)
         fprintf(stderr, "tb-report: %s\n", tb_analysis_message(r.a, i));
+    r.skip = tb_common_dir(paths.v, paths.n);
     size_t ncols = tb_analysis_ncolumns(r.a);
     if (ncols == 0) {
         fprintf(stderr, "tb-report: nothing to fit in the inputs given\n");
