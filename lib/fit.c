@@ -279,9 +279,13 @@ static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S
     double *h = nw->h;
     for (size_t a = 0; a < P; a++)
         h[a] = L ? nw->A[a] - nw->B[a] / (double)(L + 1) : 0;
-    for (size_t a = 0; a < P; a++)
-        for (size_t b = 0; b < P; b++)
-            *gsl_matrix_ptr(S, a, b) += f * (g[a] * (g[b] + h[b]) + h[a] * g[b]);
+    /* symmetric: the upper triangle here, the lower one copied at the end
+     * (newey_west_finish()); the hot loop of the HAC intervals */
+    for (size_t a = 0; a < P; a++) {
+        double *row = S->data + a * S->tda, fga = f * g[a], fha = f * h[a];
+        for (size_t b = a; b < P; b++)
+            row[b] += fga * (g[b] + h[b]) + fha * g[b];
+    }
     if (L) {
         double *old = nw->ring + (nw->i % L) * P;
         for (size_t a = 0; a < P; a++) {
@@ -291,6 +295,15 @@ static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S
         }
     }
     nw->i++;
+}
+
+/* The lower triangle of S from its upper one (newey_west_add() fills
+ * only that). */
+static void newey_west_finish(gsl_matrix *S)
+{
+    for (size_t a = 0; a < S->size1; a++)
+        for (size_t b = 0; b < a; b++)
+            gsl_matrix_set(S, a, b, gsl_matrix_get(S, b, a));
 }
 
 /* The lag-1 autocorrelation of the residuals of series FIRST..END pooled,
@@ -393,6 +406,8 @@ static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix
         free(nw.A);
         free(nww.A);
     }
+    newey_west_finish(S);
+    newey_west_finish(W);
     free(g);
     return (ssize_t)most;
 }

@@ -103,6 +103,7 @@ struct vp *vp_alloc(const tb_series *series, size_t ns, int order)
             s->a[i] = 1;
         for (size_t i = 0; i < m; i++)
             s->t[i] = series[k].t[i] - series[k].t[0];
+        s->step = m > 1 ? s->t[m - 1] / (double)(m - 1) : 0;
         vp->mtot += m;
     }
     return vp;
@@ -141,6 +142,32 @@ static int thin_qr(const double *at, size_t q, size_t m, gsl_matrix *qt, gsl_mat
     return GSL_SUCCESS;
 }
 
+/* E = exp(−t·RATE) at the series' times, in a fraction of the time of
+ * exp() a point (it was a fifth of a fit's): t = i·step + δ for a run
+ * sampled on a period, so exp(−i·step·RATE), by a product renewed every
+ * 32 points (its rounding stays under 4e-15), times exp(−δ·RATE) by its
+ * Taylor series where |δ·RATE| < 1e-3 (the error of the five terms
+ * under 1e-21); exp() itself where the sampling is not so regular. */
+static void exp_column(const struct vp_series *s, double rate, double *e)
+{
+    double q = exp(-s->step * rate), base = 1;
+    size_t i = 0;
+    for (; i < s->m; i++) {
+        if (i % 32 == 0)
+            base = exp(-(double)i * s->step * rate);
+        if (base < 1e-290)   /* past underflow: no denormals to crawl through */
+            break;
+        double x = (s->t[i] - (double)i * s->step) * rate;
+        if (fabs(x) < 1e-3)
+            e[i] = base * (1 - x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4 * (1 - x / 5)))));
+        else
+            e[i] = exp(-s->t[i] * rate);
+        base *= q;
+    }
+    for (; i < s->m; i++)
+        e[i] = exp(-s->t[i] * rate);
+}
+
 /* Solve the linear part for TAU: per series, the thin QR of
  * A = [1, e₁ … eₙ], the coefficients c = (T∞, k₁ … kₙ) = R⁻¹·Q₁ᵀ·y and
  * the residual r = y − Q₁·Q₁ᵀ·y. */
@@ -151,10 +178,7 @@ int vp_solve(struct vp *vp, const double *tau)
     for (size_t k = 0; k < vp->ns; k++) {
         struct vp_series *s = &vp->s[k];
         for (size_t j = 0; j < n; j++) {
-            double rate = 1 / tau[j];
-            double *e = s->e + j * s->m;
-            for (size_t i = 0; i < s->m; i++)
-                e[i] = exp(-s->t[i] * rate);
+            exp_column(s, 1 / tau[j], s->e + j * s->m);
         }
         int status = thin_qr(s->a, q, s->m, s->qt, s->R);
         if (status != GSL_SUCCESS)

@@ -86,6 +86,29 @@ static void test_exact(void)
     is_near(f.tau[1].value, 2500, 1e-2, "τ2 = 2500 s");
     is_near(f.series[0].t_inf.value, 60, 1e-5, "T∞ = 60 °C");
     tb_fit_clear(&f);
+
+    /* The exponentials a fit computes from a product along a regular
+     * period: exact as exp() under ±3 ms of jitter, across a gap of an
+     * hour, and on times that follow no period at all. */
+    static double t3[3600], y3[3600];
+    struct truth two = {55, 2, {-12, -10}, {60, 300}};
+    const char *sampling[] = {"jittered ±3 ms", "with a gap of an hour", "irregular (t = i²/3600)"};
+    for (int c = 0; c < 3; c++) {
+        for (size_t i = 0; i < 3600; i++) {
+            t3[i] = c == 0 ? (double)i + gsl_ran_flat(rng, -0.003, 0.003)
+                  : c == 1 ? (double)i + (i >= 1800 ? 3600 : 0)
+                           : (double)i * (double)i / 3600;
+            y3[i] = model(&two, t3[i]);
+        }
+        tb_series s3 = {t3, y3, 3600};
+        opt.order = 2;
+        ok(tb_fit_series_run(&s3, 1, &opt, &f, err, sizeof err) == 0, "two exact terms, %s", sampling[c]);
+        is_near(f.tau[0].value, 60, 1e-5, "τ1 = 60 s, %s", sampling[c]);
+        is_near(f.tau[1].value, 300, 1e-4, "τ2 = 300 s, %s", sampling[c]);
+        is_near(f.series[0].t_inf.value, 55, 1e-6, "T∞ = 55 °C, %s", sampling[c]);
+        ok(f.rss < 1e-12, "RSS is zero (%g), %s", f.rss, sampling[c]);
+        tb_fit_clear(&f);
+    }
     gsl_rng_free(rng);
 }
 
