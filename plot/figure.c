@@ -430,8 +430,8 @@ void draw_line(size_t n, const double *x, const double *y, double gap,
     size_t *keep = vector_page && n > 1000 ? malloc(n * sizeof *keep) : NULL;
     double *tx = keep ? malloc(2 * n * sizeof *tx) : NULL;
     if (tx) {
-        /* the thinned line is drawn in its place (gaps are kept: a jump
-         * over GAP starts a new column) */
+        /* the thinned line is drawn in its place (a gap wider than a
+         * column stays a gap: the points either side of it are kept) */
         size_t m = thin_line(n, x, y, keep);
         for (size_t i = 0; i < m; i++) {
             tx[i] = x[keep[i]];
@@ -465,6 +465,7 @@ static void viewport_mm(double x, double y, double *mx, double *my)
 static void dashed_line(size_t n, const double *x, const double *y, int style)
 {
     const double *d = dash_mm[style - 2];
+    /* a dash: its start, the points it passes, its end (N + 1 at most) */
     double *px = malloc(2 * (n + 2) * sizeof *px), *py = px ? px + n + 2 : NULL;
     if (!px) {
         plline((PLINT)n, x, y);
@@ -503,10 +504,6 @@ static void dashed_line(size_t n, const double *x, const double *y, int style)
         if (m > 0 && (px[m - 1] != x[i] || py[m - 1] != y[i]) && along < d[0]) {
             px[m] = x[i];
             py[m++] = y[i];
-        }
-        if (m >= n + 1) {   /* never: a dash has at most N points */
-            plline((PLINT)m, px, py);
-            m = 0;
         }
     }
     if (m >= 2)

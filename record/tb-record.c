@@ -458,7 +458,7 @@ static void run_summary(const struct recorder *r, double seconds, const char *be
 {
     fprintf(stderr, "tb-record: %s: %.1f s, %lld row%s", r->out.is_stdout ? "standard output" : r->out.path,
             seconds, r->rows, r->rows == 1 ? "" : "s");
-    for (size_t i = 0; i < r->nsensors && i < SUMMARY_SENSORS; i++)
+    for (size_t i = 0; r->samples > 0 && i < r->nsensors && i < SUMMARY_SENSORS; i++)
         if (r->sensors[i].kind == SENSOR_FILE && strstr(r->sensors[i].header, "°C"))
             fprintf(stderr, "; %.*s %.1f to %.1f °C", (int)strcspn(r->sensors[i].header, "/"),
                     r->sensors[i].header, r->first_celsius[i], celsius_of(&r->sensors[i], r->text[i]));
