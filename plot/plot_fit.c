@@ -283,12 +283,9 @@ int plot_fit(const struct plot_settings *s, const char *path)
         figure_begin(&s->fig, (int)rows);
         pladv(0);
         double band = 1.0 / (double)rows;
-        PLFLT sx0, sx1, sy0, sy1, def, ht;
-        plgspa(&sx0, &sx1, &sy0, &sy1);
-        plgchr(&def, &ht);
         /* the y label and numbers of five characters, or as many as the
          * widest panel's: one left edge, so the panels' time axes line up */
-        double left = 6.4 * ht / (sx1 - sx0);
+        double left = figure_lines_across(6.4);
         for (size_t k = 0; k < ncol; k++) {
             double lo = min_of(p[k].y, p[k].n), hi = max_of(p[k].y, p[k].n), lim = residual_limit(&p[k], 1);
             padded_range(&lo, &hi);
