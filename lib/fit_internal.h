@@ -14,7 +14,6 @@
 
 struct vp_series {
     double *t;          /* times from the series' first point */
-    double step;        /* their mean spacing: t[i] ≈ i·step, for exp_column() */
     const double *y;
     size_t m;
     double *a;          /* Aᵀ, q rows of m: ones, then exp(−t/τⱼ) */

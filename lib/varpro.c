@@ -103,7 +103,6 @@ struct vp *vp_alloc(const tb_series *series, size_t ns, int order)
             s->a[i] = 1;
         for (size_t i = 0; i < m; i++)
             s->t[i] = series[k].t[i] - series[k].t[0];
-        s->step = m > 1 ? s->t[m - 1] / (double)(m - 1) : 0;
         vp->mtot += m;
     }
     return vp;
@@ -143,29 +142,29 @@ static int thin_qr(const double *at, size_t q, size_t m, gsl_matrix *qt, gsl_mat
 }
 
 /* E = exp(−t·RATE) at the series' times, in a fraction of the time of
- * exp() a point (it was a fifth of a fit's): t = i·step + δ for a run
- * sampled on a period, so exp(−i·step·RATE), by a product renewed every
- * 32 points (its rounding stays under 4e-15), times exp(−δ·RATE) by its
- * Taylor series where |δ·RATE| < 1e-3 (the error of the five terms
- * under 1e-21); exp() itself where the sampling is not so regular. */
+ * exp() a point (it was a fifth of a fit's): each from the one before,
+ * times exp(−Δ·RATE) for the interval Δ between them, which exp() gives
+ * once for a run's period (or again where the period changes, as in the
+ * thinned copy of a run or across a gap) and its Taylor series corrects
+ * for the jitter δ where |δ·RATE| < 1e-3 (the error of its five terms
+ * under 1e-21).  Every 32nd point is exp() itself, so the products'
+ * rounding stays under 1e-14. */
 static void exp_column(const struct vp_series *s, double rate, double *e)
 {
-    double q = exp(-s->step * rate), base = 1;
-    size_t i = 0;
-    for (; i < s->m; i++) {
-        if (i % 32 == 0)
-            base = exp(-(double)i * s->step * rate);
-        if (base < 1e-290)   /* past underflow: no denormals to crawl through */
-            break;
-        double x = (s->t[i] - (double)i * s->step) * rate;
-        if (fabs(x) < 1e-3)
-            e[i] = base * (1 - x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4 * (1 - x / 5)))));
-        else
+    double period = NAN, q = 0;   /* the interval exp() was last taken of, and its exp */
+    for (size_t i = 0; i < s->m; i++) {
+        if (i % 32 == 0 || !(e[i - 1] > 1e-290)) {   /* no denormals to crawl through */
             e[i] = exp(-s->t[i] * rate);
-        base *= q;
+            continue;
+        }
+        double dt = s->t[i] - s->t[i - 1], x = (dt - period) * rate;
+        if (!(fabs(x) < 1e-3)) {
+            period = dt;
+            q = exp(-dt * rate);
+            x = 0;
+        }
+        e[i] = e[i - 1] * q * (1 - x * (1 - x / 2 * (1 - x / 3 * (1 - x / 4 * (1 - x / 5)))));
     }
-    for (; i < s->m; i++)
-        e[i] = exp(-s->t[i] * rate);
 }
 
 /* Solve the linear part for TAU: per series, the thin QR of
