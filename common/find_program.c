@@ -5,12 +5,15 @@
  */
 #include <config.h>
 
+#include <errno.h>
+
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "find_program.h"
@@ -54,3 +57,23 @@ char *tb_find_program(const char *name, const char *subdir)
     free(dirs);
     return found;
 }
+
+int tb_run_program(char *const *argv, const char *out, const char *errs, const char *prog)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if ((out && !freopen(out, "w", stdout)) || (errs && !freopen(errs, "a", stderr)))
+            _exit(127);
+        execv(argv[0], argv);
+        fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
+        _exit(127);
+    }
+    int ws;
+    if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws))
+        return -1;
+    return WEXITSTATUS(ws);
+}
+

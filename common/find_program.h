@@ -18,4 +18,13 @@
  */
 char *tb_find_program(const char *name, const char *subdir);
 
+/*
+ * Run the program ARGV[0] (a path, as tb_find_program() gives) with its
+ * arguments and wait for it: its standard output into the file OUT (NULL:
+ * tbkit's own), its standard error appended to the file ERRS (NULL:
+ * tbkit's own).  Its exit status, or -1 when it could not be run or was
+ * killed; PROG names the caller in the line said when it cannot start.
+ */
+int tb_run_program(char *const *argv, const char *out, const char *errs, const char *prog);
+
 #endif

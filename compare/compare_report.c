@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -374,15 +373,7 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
         argv[na++] = verdicts[i];
     argv[na] = NULL;
     int status = TB_EXIT_INPUT;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execv(argv[0], (char *const *)argv);
-        fprintf(stderr, "tb-compare: --plot: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int ws;
-    if (pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+    if (tb_run_program((char *const *)argv, NULL, NULL, "tb-compare: --plot") == 0)
         status = TB_EXIT_OK;
     else
         fprintf(stderr, "tb-compare: --plot %s: tb-plot failed\n", s->plot);

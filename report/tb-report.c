@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -170,7 +169,6 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
 
 /* --- HTML ----------------------------------------------------------------------- */
 
-/* S as HTML text. */
 /* S, at most N bytes of it, escaped for HTML. */
 static void html_n(FILE *f, const char *s, size_t n)
 {
@@ -282,23 +280,7 @@ static const char style[] =
  * standard error appended to ERRS; its exit status, or -1. */
 static int run_tool(char *const *argv, const char *out, const char *errs)
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        FILE *o = freopen(out ? out : "/dev/null", "w", stdout);
-        FILE *e = freopen(errs, "a", stderr);
-        if (!o || !e)
-            _exit(127);
-        execv(argv[0], argv);
-        fprintf(stderr, "tb-report: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int ws;
-    if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws))
-        return -1;
-    return WEXITSTATUS(ws);
+    return tb_run_program(argv, out ? out : "/dev/null", errs, "tb-report");
 }
 
 /* tb-compare's CSV rows (column,group,metric,runs,mean,lo,hi,sd,baseline,
