@@ -245,10 +245,7 @@ double figure_lines(double lines)
 
 double figure_chars(double chars)
 {
-    PLFLT def, ht, x0, x1, y0, y1;
-    plgchr(&def, &ht);
-    plgspa(&x0, &x1, &y0, &y1);
-    return chars * 0.62 * ht / (x1 - x0);   /* glyphs average 0.62 of the height */
+    return figure_lines_across(0.62 * chars);   /* glyphs average 0.62 of the height */
 }
 
 void figure_begin(const struct figure *fig, int rows)

@@ -491,7 +491,8 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         lg.symbol[lg.n - 1] = "◆";
     }
     /* the title, the legend's rows and the plot under them */
-    int legend_rows = (lg.n + legend_outside_columns(&lg) - 1) / legend_outside_columns(&lg);
+    int legend_columns = legend_outside_columns(&lg);
+    int legend_rows = (lg.n + legend_columns - 1) / legend_columns;
     double top = 1 - figure_lines(3.4 + 1.45 * legend_rows);
     draw_axes(0.09, right, bottom, top, x0, x1, lo, hi, "bc", draw_ops ? "bnstv" : "bcnstv",
               NULL, "T∞ (°C)");

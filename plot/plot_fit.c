@@ -28,7 +28,17 @@ struct panel_data {
     size_t n;
     const tb_fit *fit;      /* NULL when the fit failed: */
     const char *why;        /* why */
+    double worst;           /* the largest |residual| (0 without a fit) */
 };
+
+/* The largest |residual| of D's fit, 0 when it has none. */
+static double worst_residual(const struct panel_data *d)
+{
+    double worst = 0;
+    for (size_t i = 0; d->fit && i < d->n; i++)
+        worst = fmax(worst, fabs(d->y[i] - tb_fit_eval(d->fit, 0, d->t[i] - d->t[0])));
+    return worst;
+}
 
 static double min_of(const double *x, size_t n)
 {
@@ -203,12 +213,8 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
 static double residual_limit(const struct panel_data *p, size_t np)
 {
     double lim = 0;
-    for (size_t k = 0; k < np; k++) {
-        if (!p[k].fit)
-            continue;
-        for (size_t i = 0; i < p[k].n; i++)
-            lim = fmax(lim, fabs(p[k].y[i] - tb_fit_eval(p[k].fit, 0, p[k].t[i] - p[k].t[0])));
-    }
+    for (size_t k = 0; k < np; k++)
+        lim = fmax(lim, p[k].worst);
     return lim > 0 ? 1.1 * lim : 1.1;
 }
 
@@ -259,7 +265,8 @@ int plot_fit(const struct plot_settings *s, const char *path)
     }
     for (size_t k = 0; p && k < ncol; k++) {
         const tb_analysed_column *c = tb_analysis_column(a, k);
-        p[k] = (struct panel_data){c->column, c->t, c->y, c->n, c->fit, c->error};
+        p[k] = (struct panel_data){c->column, c->t, c->y, c->n, c->fit, c->error, 0};
+        p[k].worst = worst_residual(&p[k]);
         t_min = fmin(t_min, c->t[0]);
         t_max = fmax(t_max, c->t[c->n - 1]);
     }
