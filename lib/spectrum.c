@@ -19,110 +19,8 @@
 #include <string.h>
 
 #include "gsl_errors.h"
+#include "nnls_internal.h"
 #include "tbfit.h"
-
-#define NNLS_TOL 1e-12
-
-/* Least squares of B on the columns of A in SET (an index list of K):
- * into Z (zero elsewhere).  0, or -1. */
-static int subset_solve(const gsl_matrix *A, const gsl_vector *b, const size_t *set, size_t k,
-                        gsl_vector *z)
-{
-    size_t m = A->size1;
-    gsl_matrix *S = gsl_matrix_alloc(m, k);
-    gsl_vector *tau = gsl_vector_alloc(k), *x = gsl_vector_alloc(k), *res = gsl_vector_alloc(m);
-    int rc = -1;
-    if (!S || !tau || !x || !res)
-        goto out;
-    for (size_t j = 0; j < k; j++) {
-        gsl_vector_const_view col = gsl_matrix_const_column(A, set[j]);
-        gsl_matrix_set_col(S, j, &col.vector);
-    }
-    if (gsl_linalg_QR_decomp(S, tau) != GSL_SUCCESS ||
-        gsl_linalg_QR_lssolve(S, tau, b, x, res) != GSL_SUCCESS)
-        goto out;
-    gsl_vector_set_zero(z);
-    for (size_t j = 0; j < k; j++)
-        gsl_vector_set(z, set[j], gsl_vector_get(x, j));
-    rc = 0;
-out:
-    gsl_matrix_free(S);
-    gsl_vector_free(tau);
-    gsl_vector_free(x);
-    gsl_vector_free(res);
-    return rc;
-}
-
-/* min ‖Ax − b‖ subject to x ≥ 0 (Lawson and Hanson 1974, ch. 23), A with
- * more rows than columns.  0, or -1. */
-static int nnls(const gsl_matrix *A, const gsl_vector *b, gsl_vector *x)
-{
-    size_t m = A->size1, p = A->size2, np = 0;
-    size_t *set = malloc(p * sizeof *set);
-    char *passive = calloc(p, 1);
-    gsl_vector *w = gsl_vector_alloc(p), *r = gsl_vector_alloc(m), *z = gsl_vector_alloc(p);
-    int rc = -1;
-
-    if (!set || !passive || !w || !r || !z)
-        goto out;
-    gsl_vector_set_zero(x);
-    for (size_t outer = 0; outer < 3 * p; outer++) {
-        /* w = Aᵀ(b − Ax): the gradient; the most promising free column */
-        gsl_vector_memcpy(r, b);
-        gsl_blas_dgemv(CblasNoTrans, -1.0, A, x, 1.0, r);
-        gsl_blas_dgemv(CblasTrans, 1.0, A, r, 0.0, w);
-        size_t t = p;
-        double best = NNLS_TOL * gsl_blas_dnrm2(b);
-        for (size_t j = 0; j < p; j++)
-            if (!passive[j] && gsl_vector_get(w, j) > best) {
-                best = gsl_vector_get(w, j);
-                t = j;
-            }
-        if (t == p)
-            break;   /* Kuhn–Tucker conditions hold */
-        passive[t] = 1;
-        for (size_t inner = 0; inner < 3 * p; inner++) {
-            np = 0;
-            for (size_t j = 0; j < p; j++)
-                if (passive[j])
-                    set[np++] = j;
-            if (subset_solve(A, b, set, np, z) < 0)
-                goto out;
-            double alpha = 1;
-            int feasible = 1;
-            for (size_t k = 0; k < np; k++) {
-                double zj = gsl_vector_get(z, set[k]), xj = gsl_vector_get(x, set[k]);
-                if (zj <= 0) {
-                    feasible = 0;
-                    alpha = fmin(alpha, xj / (xj - zj));
-                }
-            }
-            if (feasible) {
-                gsl_vector_memcpy(x, z);
-                break;
-            }
-            /* back towards x until a passive variable reaches 0 */
-            for (size_t k = 0; k < np; k++) {
-                size_t j = set[k];
-                double xj = gsl_vector_get(x, j);
-                xj += alpha * (gsl_vector_get(z, j) - xj);
-                if (xj <= NNLS_TOL) {
-                    xj = 0;
-                    passive[j] = 0;
-                }
-                gsl_vector_set(x, j, xj);
-            }
-        }
-    }
-    rc = 0;
-out:
-    free(set);
-    free(passive);
-    gsl_vector_free(w);
-    gsl_vector_free(r);
-    gsl_vector_free(z);
-    return rc;
-}
 
 /* The regularisation at the L-curve's corner for the unconstrained
  * problem (GSL), or NaN. */
@@ -195,7 +93,7 @@ int tb_thermal_spectrum(const tb_zth_point *z, size_t nz, double period, double 
         gsl_matrix_set(Aug, m + j, j, sp->lambda);
     gsl_vector_view btop = gsl_vector_subvector(baug, 0, m);
     gsl_vector_memcpy(&btop.vector, b);
-    if (nnls(Aug, baug, x) < 0) {
+    if (nnls_solve(Aug, baug, x) < 0) {
         snprintf(err, errlen, "the non-negative least squares failed");
         goto out;
     }

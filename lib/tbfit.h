@@ -1076,6 +1076,182 @@ int tb_cauer_from_modes(const tb_modes *m, double *r, double *c);
 ssize_t tb_cauer_ladder(const double *tau, const double *gain, size_t n, double *r, double *c);
 
 
+/* ------------------------------------------------------------------ */
+/* Identification: a model from several inputs to several sensors      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every sensor i follows
+ *     Tᵢ(t) = Tₐ(t) + oᵢ + Σᵤ Σⱼ Gᵢᵤⱼ·xᵤⱼ(t) + Σⱼ sᵢⱼ·e^(−(t − t₀)/τⱼ)
+ * where xᵤⱼ is input u (W, or a load as its proxy) through the first-order
+ * mode j, τⱼ shared by every sensor and input, the input held between its
+ * samples (the discretisation is then exact, however irregular the rows);
+ * Gᵢᵤⱼ ≥ 0 (heat only heats).  The ambient Tₐ is a column of the run, or
+ * 0; the offset oᵢ and the initial state's decay sᵢⱼ are each run's own.
+ * The steady-state gain from input u to sensor i is Σⱼ Gᵢᵤⱼ (K/W).
+ */
+#define TB_IDENT_MAX_MODES TB_FIT_MAX_ORDER
+#define TB_IDENT_MAX_INPUTS 16
+#define TB_IDENT_MAX_SENSORS 32
+
+/* One run's samples: N rows at times T (s, ascending); each input's value
+ * at each row (NaN: not sampled, the last value holds), each sensor's (NaN:
+ * not sampled), the ambient (°C, NULL for none).  Not owned. */
+typedef struct tb_ident_run {
+    const char *name;
+    size_t n;
+    const double *t;
+    const double *const *u;
+    const double *const *y;
+    const double *ambient;
+} tb_ident_run;
+
+/* The rows of the columns named INPUTS, SENSORS and AMBIENT (NULL for
+ * none) of RUN, as tb_ident_run takes them: every row where one of them
+ * has a value, from FROM to TO s.  Allocates the arrays into *OUT (free
+ * with tb_ident_run_clear()).  0, or -1 with a message naming the run and
+ * the column. */
+int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t ninputs,
+                         const char *const *sensors, size_t nsensors, const char *ambient,
+                         double from, double to, tb_ident_run *out, char *err, size_t errlen);
+void tb_ident_run_clear(tb_ident_run *r);   /* NULL is accepted */
+
+typedef struct tb_ident_options {
+    int modes;          /* 1..TB_IDENT_MAX_MODES, or 0 (the default): chosen
+                           from the data, up to max_modes */
+    int max_modes;      /* default 3 */
+    double tau_min;     /* the τ search range in s; 0 derives it: twice the */
+    double tau_max;     /* median period, and 3x the longest run */
+    double level;       /* of the intervals; default 0.95 */
+} tb_ident_options;
+
+tb_ident_options tb_ident_default_options(void);
+
+/* Why a model should not be trusted as it is. */
+enum tb_ident_flag {
+    TB_IDENT_TAU_AT_BOUND = 1 << 0,  /* a τ at the edge of the search range */
+    TB_IDENT_MODE_UNUSED = 1 << 1,   /* a mode with every gain 0, or two τ
+                                        merged: fewer modes carry the data */
+    TB_IDENT_SLOW_MODE = 1 << 2,     /* a τ over a third of the longest run */
+    TB_IDENT_NO_CI = 1 << 3,         /* the covariance is singular */
+    TB_IDENT_NO_PREDICTION = 1 << 4, /* held-out runs predicted far worse
+                                        (over 1.5x) than the fit's rmse */
+};
+#define TB_IDENT_FLAG_LAST TB_IDENT_NO_PREDICTION
+
+/* "tau_at_bound", … ; and one sentence saying what it means. */
+const char *tb_ident_flag_name(unsigned flag);
+const char *tb_ident_flag_meaning(unsigned flag);
+
+/* How the number of modes was chosen. */
+enum tb_ident_choice {
+    TB_IDENT_GIVEN = 0,   /* by the caller */
+    TB_IDENT_HELD_OUT,    /* each run predicted by the model of the others */
+    TB_IDENT_AICC,        /* one run: the corrected Akaike criterion */
+};
+
+typedef struct tb_ident_model {
+    size_t ninputs, nsensors, nmodes;
+    char **inputs, **sensors;        /* the names */
+    tb_estimate tau[TB_IDENT_MAX_MODES];   /* s, ascending */
+    tb_estimate *gain;     /* [(i·ninputs + u)·nmodes + j]: K/W of mode j */
+    tb_estimate *steady;   /* [i·ninputs + u]: Σⱼ Gᵢᵤⱼ, K/W */
+    double *rest;          /* per sensor, °C: the temperature with every
+                              input 0, settled (the runs' offsets' mean),
+                              above the ambient when above_ambient */
+    int above_ambient;     /* the runs' ambient column was taken off */
+    double *rmse;          /* per sensor, °C, over the runs fitted */
+    size_t nruns, npoints; /* runs, and sensor values fitted */
+    double duration;       /* of the longest run, s */
+    double level;
+    unsigned flags;
+    enum tb_ident_choice choice;
+    /* per number of modes m (index m − 1) tried: the criteria, NaN when
+     * not computed; the held-out one is an rmse (°C) */
+    int tried;
+    double aicc[TB_IDENT_MAX_MODES], held_out[TB_IDENT_MAX_MODES];
+} tb_ident_model;
+
+/*
+ * Identify the model of NSENSORS sensors driven by NINPUTS inputs from
+ * the NRUNS runs (their arrays as INPUTS and SENSORS name them).  τ by
+ * variable projection from the best basins of a grid over the search
+ * range; gains by non-negative least squares; intervals from the joint
+ * covariance of τ and the gains (errors independent, each sensor its own
+ * variance).  0, or -1 with a one-line message (a constant input, more
+ * modes than the rows carry, …).  Release with tb_ident_model_clear().
+ */
+int tb_ident_fit(const tb_ident_run *runs, size_t nruns, const char *const *inputs,
+                 size_t ninputs, const char *const *sensors, size_t nsensors,
+                 const tb_ident_options *opt, tb_ident_model *m, char *err, size_t errlen);
+void tb_ident_model_clear(tb_ident_model *m);   /* NULL, or a zeroed one */
+
+/* Model M's prediction of RUN from its inputs: into PRED (nsensors arrays
+ * of run->n), the offset and initial state fitted on the run's own
+ * values (1 + modes numbers per sensor), the rest from the inputs alone.
+ * RMSE and WORST (nsensors each, NULL for none) get the error over the
+ * sensor's values.  0, or -1. */
+int tb_ident_predict(const tb_ident_model *m, const tb_ident_run *run, double **pred,
+                     double *rmse, double *worst, char *err, size_t errlen);
+
+/* The model as continuous and discrete (sampled every DT s, the input
+ * held) state space: x' = A x + B u, y = C x + D u, one state per input
+ * and mode (the input u through mode j is state u·nmodes + j).  A, B, C, D
+ * as the model's dimensions say, row-major, D zero; Φ and Γ the discrete
+ * A and B.  Any pointer may be NULL. */
+void tb_ident_state_space(const tb_ident_model *m, double dt, double *A, double *B, double *C,
+                          double *D, double *Phi, double *Gamma);
+
+/* The model file (tb-ident -o, tb-sim --model): the gains of every
+ * sensor, input and mode with their τ, as CSV; its writer and reader.
+ * The reader fills the values (intervals when present) and the names.
+ * 0, or -1 with a message naming the file and line. */
+int tb_ident_model_write(FILE *f, const tb_ident_model *m);
+int tb_ident_model_read(const char *path, tb_ident_model *m, char *err, size_t errlen);
+
+/* Advance the model's state X (ninputs·nmodes values, 0 at rest) by DT s
+ * with the inputs U held: exact. */
+void tb_ident_advance(const tb_ident_model *m, double *x, const double *u, double dt);
+
+/* The sensors' temperatures (°C) into Y from the state X, with AMBIENT
+ * added when the model is above the ambient. */
+void tb_ident_output(const tb_ident_model *m, const double *x, double ambient, double *y);
+
+/* A schedule of repeating windows: in each window of a frame the inputs
+ * hold the values it gives (0 for an input it does not name). */
+#define TB_SCHEDULE_MAX_WINDOWS 64
+typedef struct tb_schedule {
+    char name[64];
+    double frame;                                 /* s */
+    size_t nwindows;
+    double length[TB_SCHEDULE_MAX_WINDOWS];       /* s, adding up to frame */
+    double input[TB_SCHEDULE_MAX_WINDOWS][TB_IDENT_MAX_INPUTS];
+} tb_schedule;
+
+/* Parse "[NAME:] frame 100ms; 40ms P0=4 P1=0.5; 60ms P1=4" for model M's
+ * inputs: windows in order, each a duration and INPUT=VALUE pairs (the
+ * input's unit, W written or not).  0, or -1 with a message (an input the
+ * model has not, windows that do not fill the frame, …). */
+int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s, char *err,
+                      size_t errlen);
+
+/* The input values of schedule S at T s (into U), and the time of its
+ * next change after T. */
+double tb_schedule_inputs(const tb_schedule *s, size_t ninputs, double t, double *u);
+
+/* The periodic steady state of model M under schedule S: the state at the
+ * start of a frame is x = (I − Φ)⁻¹·b for the frame's map x → Φx + b,
+ * computed directly (no settling simulated); each sensor's peak over the
+ * frame (its time in the frame), mean and trough, at AMBIENT. */
+typedef struct tb_periodic {
+    double peak[TB_IDENT_MAX_SENSORS], peak_at[TB_IDENT_MAX_SENSORS];
+    double mean[TB_IDENT_MAX_SENSORS], trough[TB_IDENT_MAX_SENSORS];
+    double settle;   /* s to within 1 % of the cycle from rest: ln 100 of the slowest τ */
+} tb_periodic;
+
+int tb_ident_periodic(const tb_ident_model *m, const tb_schedule *s, double ambient,
+                      tb_periodic *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,236 @@
+/*
+ * ident_file.c -- the identified model's file (tb-ident -o, tb-sim
+ * --model): one row per sensor, input and mode with the mode's τ and the
+ * gain through it, as CSV; its one list of fields, its writer and its
+ * reader (libcsv, as the other readers) side by side.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_row_internal.h"
+#include "ident_internal.h"
+#include "tbfit.h"
+
+enum field { F_SENSOR, F_INPUT, F_MODE, F_TAU, F_TAU_LO, F_TAU_HI, F_GAIN, F_GAIN_LO, F_GAIN_HI,
+             F_REST, F_ABOVE, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+    "sensor", "input", "mode", "tau_s", "tau_lo", "tau_hi", "gain_K_per_W", "gain_lo", "gain_hi",
+    "rest_C", "above_ambient",
+};
+
+int tb_ident_model_write(FILE *f, const tb_ident_model *m)
+{
+    fputs("# tbkit identified model: T_sensor = rest (+ T_ambient when above_ambient) + the sum "
+          "over inputs and modes of gain * (the input through the mode of time constant tau); "
+          "gains in K/W (per unit of the input), tau in s\n", f);
+    for (int i = 0; i < F_COUNT; i++)
+        fprintf(f, "%s%s", i ? "," : "", field_names[i]);
+    fputc('\n', f);
+    for (size_t i = 0; i < m->nsensors; i++)
+        for (size_t u = 0; u < m->ninputs; u++)
+            for (size_t j = 0; j < m->nmodes; j++) {
+                const tb_estimate *g = &m->gain[(i * m->ninputs + u) * m->nmodes + j];
+                tb_csv_write_string(f, m->sensors[i]);
+                fputc(',', f);
+                tb_csv_write_string(f, m->inputs[u]);
+                fprintf(f, ",%zu,", j + 1);
+                const tb_estimate *e[2] = {&m->tau[j], g};
+                for (int k = 0; k < 2; k++) {
+                    csv_write_estimate(f, &e[k]->value, &e[k]->lo, &e[k]->hi);
+                    fputc(',', f);
+                }
+                csv_write_number(f, m->rest[i]);
+                fprintf(f, ",%d\n", m->above_ambient);
+            }
+    return ferror(f) ? -1 : 0;
+}
+
+/* --- the reader -------------------------------------------------------------- */
+
+struct entry {
+    size_t sensor, input, mode;
+    double tau[3], gain[3], rest, above;
+};
+
+struct reader {
+    int where[F_COUNT];
+    int header_done;
+    char *names[2][TB_IDENT_MAX_SENSORS];   /* sensors, inputs */
+    size_t nnames[2];
+    struct entry *e;
+    size_t n, cap;
+};
+
+static const char *cell(const struct csv_file *f, const struct reader *r, int field)
+{
+    return csv_row_cell(&f->row, r->where[field]);
+}
+
+/* Field F as a number: NaN when absent, or empty and not REQUIRED. */
+static double number(struct csv_file *f, const struct reader *r, int field, int required)
+{
+    return csv_file_number(f, r->where[field], field_names[field], required);
+}
+
+/* The index of NAME among the sensors (K 0) or inputs (K 1), added when
+ * new; or SIZE_MAX when there are too many. */
+static size_t name_index(struct reader *r, int k, const char *name)
+{
+    size_t max = k ? TB_IDENT_MAX_INPUTS : TB_IDENT_MAX_SENSORS;
+    for (size_t i = 0; i < r->nnames[k]; i++)
+        if (strcmp(r->names[k][i], name) == 0)
+            return i;
+    if (r->nnames[k] == max || !*name)
+        return (size_t)-1;
+    if (!(r->names[k][r->nnames[k]] = strdup(name)))
+        return (size_t)-1;
+    return r->nnames[k]++;
+}
+
+static void on_row(struct csv_file *f, void *ctx)
+{
+    struct reader *r = ctx;
+    if (!r->header_done) {
+        static const int required[] = {F_SENSOR, F_INPUT, F_MODE, F_TAU, F_GAIN};
+        if (csv_file_header(f, field_names, F_COUNT, r->where, required,
+                            sizeof required / sizeof *required, "model") == 0)
+            r->header_done = 1;
+        return;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        struct entry *e = realloc(r->e, cap * sizeof *e);
+        if (!e) {
+            csv_file_fail(f, "out of memory");
+            return;
+        }
+        r->e = e;
+        r->cap = cap;
+    }
+    struct entry *e = &r->e[r->n];
+    e->sensor = name_index(r, 0, cell(f, r, F_SENSOR));
+    e->input = name_index(r, 1, cell(f, r, F_INPUT));
+    if (e->sensor == (size_t)-1 || e->input == (size_t)-1) {
+        csv_file_fail(f, "an empty name, or more than %d sensors or %d inputs",
+                      TB_IDENT_MAX_SENSORS, TB_IDENT_MAX_INPUTS);
+        return;
+    }
+    double mode = number(f, r, F_MODE, 1);
+    for (int k = 0; k < 3; k++) {
+        e->tau[k] = number(f, r, F_TAU + k, k == 0);
+        e->gain[k] = number(f, r, F_GAIN + k, k == 0);
+    }
+    e->rest = number(f, r, F_REST, 0);
+    e->above = number(f, r, F_ABOVE, 0);
+    if (f->failed)
+        return;
+    if (!(isnan(e->above) || e->above == 0 || e->above == 1))
+        csv_file_fail(f, "above_ambient %s is not 0 or 1", cell(f, r, F_ABOVE));
+    else if (!(mode >= 1 && mode <= TB_IDENT_MAX_MODES && mode == floor(mode)))
+        csv_file_fail(f, "mode %s is not 1 to %d", cell(f, r, F_MODE), TB_IDENT_MAX_MODES);
+    else if (!(e->tau[0] > 0))
+        csv_file_fail(f, "tau_s %s is not positive", cell(f, r, F_TAU));
+    else if (!(e->gain[0] >= 0))
+        csv_file_fail(f, "gain_K_per_W %s is negative: heat only heats", cell(f, r, F_GAIN));
+    else {
+        e->mode = (size_t)mode - 1;
+        r->n++;
+    }
+}
+
+/* The rows into a model: every sensor × input × mode once, one τ per mode,
+ * ascending.  0, or -1 with the message. */
+static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
+{
+    size_t ns = r->nnames[0], nu = r->nnames[1], nm = 0;
+    for (size_t k = 0; k < r->n; k++)
+        if (r->e[k].mode + 1 > nm)
+            nm = r->e[k].mode + 1;
+    if (r->n == 0) {
+        snprintf(f->err, f->errlen, "%s: no model in it", f->name);
+        return -1;
+    }
+    if (ident_model_alloc(m, nu, ns, nm, (const char *const *)r->names[1],
+                          (const char *const *)r->names[0]) < 0) {
+        snprintf(f->err, f->errlen, "%s: out of memory", f->name);
+        return -1;
+    }
+    char *seen = calloc(ns * nu * nm, 1);
+    if (!seen) {
+        snprintf(f->err, f->errlen, "%s: out of memory", f->name);
+        return -1;
+    }
+    int rc = -1;
+    for (size_t k = 0; k < r->n; k++) {
+        const struct entry *e = &r->e[k];
+        size_t at = (e->sensor * nu + e->input) * nm + e->mode;
+        if (seen[at]++) {
+            snprintf(f->err, f->errlen, "%s: sensor %s, input %s, mode %zu given twice", f->name,
+                     m->sensors[e->sensor], m->inputs[e->input], e->mode + 1);
+            goto out;
+        }
+        if (isnan(m->tau[e->mode].value)) {
+            m->tau[e->mode].value = e->tau[0];
+            m->tau[e->mode].lo = e->tau[1];
+            m->tau[e->mode].hi = e->tau[2];
+        } else if (fabs(m->tau[e->mode].value - e->tau[0]) > 1e-9 * e->tau[0]) {
+            snprintf(f->err, f->errlen, "%s: mode %zu has two time constants (%g and %g s); "
+                     "the modes are shared", f->name, e->mode + 1, m->tau[e->mode].value,
+                     e->tau[0]);
+            goto out;
+        }
+        m->rest[e->sensor] = isnan(e->rest) ? 0 : e->rest;
+        m->above_ambient = !(e->above == 0);
+        m->gain[at].value = e->gain[0];
+        m->gain[at].lo = e->gain[1];
+        m->gain[at].hi = e->gain[2];
+    }
+    for (size_t i = 0; i < ns; i++)
+        for (size_t u = 0; u < nu; u++)
+            for (size_t j = 0; j < nm; j++)
+                if (!seen[(i * nu + u) * nm + j]) {
+                    snprintf(f->err, f->errlen, "%s: no gain for sensor %s, input %s, mode %zu",
+                             f->name, m->sensors[i], m->inputs[u], j + 1);
+                    goto out;
+                }
+    for (size_t j = 1; j < nm; j++)
+        if (!(m->tau[j].value > m->tau[j - 1].value)) {
+            snprintf(f->err, f->errlen, "%s: the modes' time constants must rise (mode %zu: %g s "
+                     "after %g s)", f->name, j + 1, m->tau[j].value, m->tau[j - 1].value);
+            goto out;
+        }
+    for (size_t i = 0; i < ns; i++)
+        for (size_t u = 0; u < nu; u++) {
+            double s = 0;
+            for (size_t j = 0; j < nm; j++)
+                s += m->gain[(i * nu + u) * nm + j].value;
+            m->steady[i * nu + u].value = s;
+        }
+    rc = 0;
+out:
+    free(seen);
+    return rc;
+}
+
+int tb_ident_model_read(const char *path, tb_ident_model *m, char *err, size_t errlen)
+{
+    struct reader r = {.header_done = 0};
+    struct csv_file cf = {.name = path, .err = err, .errlen = errlen, .on_row = on_row, .ctx = &r};
+
+    memset(m, 0, sizeof *m);
+    int rc = csv_file_read(&cf);
+    if (rc == 0)
+        rc = assemble(&r, &cf, m);
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < r.nnames[k]; i++)
+            free(r.names[k][i]);
+    free(r.e);
+    if (rc < 0)
+        tb_ident_model_clear(m);
+    return rc;
+}
