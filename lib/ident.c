@@ -697,6 +697,8 @@ int ident_model_alloc(tb_ident_model *m, size_t nu, size_t ns, size_t nm,
         m->steady[k].lo = m->steady[k].hi = NAN;
     for (size_t j = 0; j < TB_IDENT_MAX_MODES; j++)
         m->aicc[j] = m->held_out[j] = NAN;
+    for (size_t i = 0; i < ns; i++)
+        m->rmse[i] = NAN;
     m->level = 0.95;
     return 0;
 }

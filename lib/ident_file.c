@@ -17,10 +17,10 @@
 #include "tbfit.h"
 
 enum field { F_SENSOR, F_INPUT, F_MODE, F_TAU, F_TAU_LO, F_TAU_HI, F_GAIN, F_GAIN_LO, F_GAIN_HI,
-             F_REST, F_ABOVE, F_COUNT };
+             F_REST, F_ABOVE, F_RMSE, F_COUNT };
 static const char *const field_names[F_COUNT] = {
     "sensor", "input", "mode", "tau_s", "tau_lo", "tau_hi", "gain_K_per_W", "gain_lo", "gain_hi",
-    "rest_C", "above_ambient",
+    "rest_C", "above_ambient", "rmse_C",
 };
 
 int tb_ident_model_write(FILE *f, const tb_ident_model *m)
@@ -45,7 +45,9 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
                     fputc(',', f);
                 }
                 csv_write_number(f, m->rest[i]);
-                fprintf(f, ",%d\n", m->above_ambient);
+                fprintf(f, ",%d,", m->above_ambient);
+                csv_write_number(f, m->rmse[i]);
+                fputc('\n', f);
             }
     return ferror(f) ? -1 : 0;
 }
@@ -54,7 +56,7 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
 
 struct entry {
     size_t sensor, input, mode;
-    double tau[3], gain[3], rest, above;
+    double tau[3], gain[3], rest, above, rmse;
 };
 
 struct reader {
@@ -127,6 +129,7 @@ static void on_row(struct csv_file *f, void *ctx)
     }
     e->rest = number(f, r, F_REST, 0);
     e->above = number(f, r, F_ABOVE, 0);
+    e->rmse = number(f, r, F_RMSE, 0);
     if (f->failed)
         return;
     if (!(isnan(e->above) || e->above == 0 || e->above == 1))
@@ -186,6 +189,7 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
         }
         m->rest[e->sensor] = isnan(e->rest) ? 0 : e->rest;
         m->above_ambient = !(e->above == 0);
+        m->rmse[e->sensor] = e->rmse;
         m->gain[at].value = e->gain[0];
         m->gain[at].lo = e->gain[1];
         m->gain[at].hi = e->gain[2];

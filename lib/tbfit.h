@@ -1160,7 +1160,8 @@ typedef struct tb_ident_model {
                               input 0, settled (the runs' offsets' mean),
                               above the ambient when above_ambient */
     int above_ambient;     /* the runs' ambient column was taken off */
-    double *rmse;          /* per sensor, °C, over the runs fitted */
+    double *rmse;          /* per sensor, °C, over the runs fitted (NaN:
+                              not known) */
     size_t nruns, npoints; /* runs, and sensor values fitted */
     double duration;       /* of the longest run, s */
     double level;

@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "exit_status.h"
 #include "output_file.h"
+#include "sim_model.h"
 #include "tbfit.h"
 
 #define MAX_SENSORS 8
@@ -41,6 +42,7 @@ struct settings {
     double power, ambient;
     const char *network, *network_column;   /* --network FILE, --network-column */
     int steady;                  /* --steady: the periodic steady state */
+    struct model_settings model; /* --model, its --input and --schedule */
     double on_s, off_s;          /* --power-onoff */
     const char *power_csv;
     double *pt, *pw;             /* the CSV's times and powers */
@@ -124,52 +126,13 @@ static int parse_pair(const char *arg, double *a, double *b)
     return tb_cli_number(buf, a) == 0 && tb_cli_number(comma + 1, b) == 0 ? 0 : -1;
 }
 
-static int read_power_csv(struct settings *s, char *err, size_t errlen)
-{
-    FILE *f = fopen(s->power_csv, "r");
-    char line[256];
-    size_t lineno = 0;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", s->power_csv, strerror(errno));
-        return -1;
-    }
-    while (fgets(line, sizeof line, f)) {
-        double t, w;
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0' || (lineno == 1 && !strchr("0123456789.-+", line[0])))
-            continue;
-        if (parse_pair(line, &t, &w) < 0 || (s->np && t < s->pt[s->np - 1])) {
-            snprintf(err, errlen, "%s:%zu: expected \"time_s,watts\" in time order", s->power_csv, lineno);
-            fclose(f);
-            return -1;
-        }
-        double *nt = realloc(s->pt, (s->np + 1) * sizeof *nt), *nw = nt ? realloc(s->pw, (s->np + 1) * sizeof *nw) : NULL;
-        if (nt)
-            s->pt = nt;
-        if (!nt || !nw) {
-            fclose(f);
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        s->pw = nw;
-        s->pt[s->np] = t;
-        s->pw[s->np++] = w;
-    }
-    fclose(f);
-    if (s->np == 0) {
-        snprintf(err, errlen, "%s: no power given", s->power_csv);
-        return -1;
-    }
-    return 0;
-}
-
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
     enum {
         O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
         O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
+        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -187,6 +150,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"network", required_argument, NULL, O_NETWORK},
         {"network-column", required_argument, NULL, O_NETWORK_COLUMN},
         {"steady", no_argument, NULL, O_STEADY},
+        {"model", required_argument, NULL, O_MODEL}, {"input", required_argument, NULL, O_INPUT},
+        {"schedule", required_argument, NULL, O_SCHEDULE}, {"trip", required_argument, NULL, O_TRIP},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
@@ -229,6 +194,26 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case O_NETWORK: s->network = optarg; break;
         case O_NETWORK_COLUMN: s->network_column = optarg; break;
         case O_STEADY: s->steady = 1; break;
+        case O_MODEL: s->model.path = optarg; break;
+        case O_INPUT:
+            if (s->model.nprofiles == TB_IDENT_MAX_INPUTS)
+                return usage_error("at most %s --input", "16");
+            if (input_profile_parse(&s->model.profile[s->model.nprofiles], optarg, err,
+                                    sizeof err) < 0) {
+                input_profile_free(&s->model.profile[s->model.nprofiles]);
+                return usage_error("%s", err);
+            }
+            s->model.nprofiles++;
+            break;
+        case O_SCHEDULE:
+            if (s->model.nschedules == sizeof s->model.schedule / sizeof *s->model.schedule)
+                return usage_error("at most %s --schedule", "16");
+            s->model.schedule[s->model.nschedules++] = optarg;
+            break;
+        case O_TRIP:
+            if (tb_cli_quantity_or_number(optarg, "C", &s->model.trip) < 0)
+                return usage_error("--trip wants a temperature, not '%s'", optarg);
+            break;
         case O_AMBIENT:
             if (tb_cli_number(optarg, &s->ambient) < 0)
                 return usage_error("--ambient wants a temperature, not '%s'", optarg);
@@ -304,6 +289,24 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!s->model.path && (s->model.nprofiles || s->model.nschedules || isfinite(s->model.trip)))
+        return usage_error("%s", "--input, --schedule and --trip drive a --model");
+    if (s->model.path) {
+        if (s->network || s->nfoster || s->ncauer || s->nterms || s->power_csv || s->on_s > 0 ||
+            s->sysfs || s->have_tinf)
+            return usage_error("%s", "--model is the whole model: no --term, --tinf, --foster, "
+                               "--cauer, --network, --power-onoff, --power-csv or --sysfs with it");
+        if (s->steady && !s->model.nschedules)
+            return usage_error("%s", "--steady with --model wants a --schedule (or several)");
+        if (s->steady && s->output)
+            return usage_error("%s", "--steady prints the steady state, not a run: no -o");
+        if (!s->steady && s->model.nschedules > 1)
+            return usage_error("%s", "a run follows one --schedule; --steady compares several");
+        if (s->model.nschedules && s->model.nprofiles)
+            return usage_error("%s", "a run's inputs come from --input or from --schedule, not "
+                               "both");
+        return -1;
+    }
     if (s->network_column && !s->network)
         return usage_error("%s", "--network-column needs --network");
     if (s->network && (s->nfoster > 0 || s->ncauer > 0 || s->nterms > 0))
@@ -334,7 +337,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         return usage_error("%s", "one power profile: --power-onoff or --power-csv");
     if (s->jitter_ms >= 0.4 * s->period_ms)
         return usage_error("%s", "--jitter must stay under 0.4 of the period");
-    if (s->power_csv && read_power_csv(s, err, sizeof err) < 0)
+    if (s->power_csv && sim_read_profile_csv(s->power_csv, &s->pt, &s->pw, &s->np, err,
+                                             sizeof err) < 0)
         return usage_error("--power-csv: %s", err);
     return -1;
 }
@@ -674,13 +678,71 @@ fail:
     return TB_EXIT_OUTPUT;
 }
 
+/* --model: a run of the identified model, or its schedules compared. */
+static int run_model(struct settings *s)
+{
+    tb_ident_model m;
+    tb_schedule *sch = NULL;
+    char err[TB_ERRMAX];
+    int status = TB_EXIT_INPUT;
+    if (tb_ident_model_read(s->model.path, &m, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: --model: %s\n", err);
+        return TB_EXIT_INPUT;
+    }
+    if (model_bind(&s->model, &m, s->seed, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: %s\n", err);
+        goto out;
+    }
+    sch = calloc(s->model.nschedules + 1, sizeof *sch);
+    if (!sch) {
+        status = TB_EXIT_OUTPUT;
+        fputs("tb-sim: out of memory\n", stderr);
+        goto out;
+    }
+    for (size_t k = 0; k < s->model.nschedules; k++) {
+        if (tb_schedule_parse(s->model.schedule[k], &m, &sch[k], err, sizeof err) < 0) {
+            fprintf(stderr, "tb-sim: --schedule: %s\n", err);
+            goto out;
+        }
+        if (!sch[k].name[0])
+            snprintf(sch[k].name, sizeof sch[k].name, "schedule %zu", k + 1);
+    }
+    if (s->steady) {
+        status = model_print_steady(&s->model, &m, sch, s->model.nschedules, s->ambient);
+    } else {
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!rng) {
+            status = TB_EXIT_OUTPUT;
+            fputs("tb-sim: out of memory\n", stderr);
+            goto out;
+        }
+        gsl_rng_set(rng, s->seed);
+        struct run_settings rs = {
+            .duration = s->duration, .period = s->period_ms / 1000, .ambient = s->ambient,
+            .noise = s->noise, .ar = s->ar, .quantum = s->quantum, .output = s->output,
+            .seed = s->seed,
+        };
+        status = model_write_run(&s->model, &m, s->model.nschedules ? &sch[0] : NULL, &rs, rng);
+        gsl_rng_free(rng);
+    }
+out:
+    free(sch);
+    tb_ident_model_clear(&m);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = {
         .power = 0, .ambient = 25, .duration = 3600, .period_ms = 1000, .seed = 1,
         .sensors = 1, .quantum = 0.1, .noise = 0.05, .ambient_every = 10, .speed = 1,
+        .model = {.trip = NAN},
     };
     int status = parse_arguments(argc, argv, &s);
+    if (status < 0 && s.model.path)
+        status = run_model(&s);
+    for (size_t k = 0; k < s.model.nprofiles; k++)
+        input_profile_free(&s.model.profile[k]);
     if (status >= 0) {
         free(s.pt);
         free(s.pw);

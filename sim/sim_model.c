@@ -1,0 +1,343 @@
+/*
+ * sim_model.c -- tb-sim driving an identified model (tb-ident's model
+ * file): input profiles, a run of every sensor, and schedules' periodic
+ * steady states ranked by their peak.  The model's step and its periodic
+ * solution are libtbfit's (tb_ident_advance, tb_ident_periodic).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "exit_status.h"
+#include "output_file.h"
+#include "sim_model.h"
+
+/* --- input profiles ----------------------------------------------------- */
+
+int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, char *err,
+                         size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    size_t lineno = 0;
+    *t = *v = NULL;
+    *n = 0;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        double a, b;
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0' || (lineno == 1 && !strchr("0123456789.-+", line[0])))
+            continue;
+        char *comma = strchr(line, ',');
+        if (comma)
+            *comma = '\0';
+        if (!comma || tb_cli_number(line, &a) < 0 || tb_cli_number(comma + 1, &b) < 0 ||
+            (*n && a < (*t)[*n - 1])) {
+            snprintf(err, errlen, "%s:%zu: expected \"time_s,value\" in time order", path, lineno);
+            fclose(f);
+            return -1;
+        }
+        double *nt = realloc(*t, (*n + 1) * sizeof *nt);
+        if (nt)
+            *t = nt;
+        double *nv = nt ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
+        if (!nt || !nv) {
+            fclose(f);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        *v = nv;
+        (*t)[*n] = a;
+        (*v)[(*n)++] = b;
+    }
+    fclose(f);
+    if (*n == 0) {
+        snprintf(err, errlen, "%s: no value given", path);
+        return -1;
+    }
+    return 0;
+}
+
+int input_profile_parse(struct input_profile *p, const char *spec, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->spec = spec;
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec) {
+        snprintf(err, errlen, "--input wants NAME=PROFILE (VALUE, prbs:LOW,HIGH,BIT or csv:FILE), "
+                 "not '%s'", spec);
+        return -1;
+    }
+    const char *prof = eq + 1;
+    if (strncmp(prof, "csv:", 4) == 0) {
+        p->kind = PROFILE_CSV;
+        return sim_read_profile_csv(prof + 4, &p->t, &p->v, &p->n, err, errlen);
+    }
+    if (strncmp(prof, "prbs:", 5) == 0) {
+        char buf[128];
+        double bit;
+        snprintf(buf, sizeof buf, "%s", prof + 5);
+        char *c1 = strchr(buf, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (c1)
+            *c1 = '\0';
+        if (c2)
+            *c2 = '\0';
+        if (!c2 || tb_cli_quantity_or_number(buf, "W", &p->low) < 0 ||
+            tb_cli_quantity_or_number(c1 + 1, "W", &p->high) < 0 ||
+            tb_parse_duration(c2 + 1, &bit) < 0 || !(bit > 0)) {
+            snprintf(err, errlen, "--input %s: prbs wants LOW,HIGH,BIT (prbs:0.5,4,30s)", spec);
+            return -1;
+        }
+        p->kind = PROFILE_PRBS;
+        p->bit = bit;
+        return 0;
+    }
+    p->kind = PROFILE_CONSTANT;
+    if (tb_cli_quantity_or_number(prof, "W", &p->value) < 0) {
+        snprintf(err, errlen, "--input %s: '%s' is not a value, prbs:LOW,HIGH,BIT or csv:FILE",
+                 spec, prof);
+        return -1;
+    }
+    return 0;
+}
+
+void input_profile_free(struct input_profile *p)
+{
+    free(p->t);
+    free(p->v);
+    p->t = p->v = NULL;
+}
+
+/* Bit K of a random sequence: a hash of SEED and K (splitmix64), so that
+ * any bit is had at once. */
+static int random_bit(uint64_t seed, uint64_t k)
+{
+    uint64_t z = seed + (k + 1) * 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    return (int)(z >> 63);
+}
+
+/* Profile P's value at T, and the time of its next change into *NEXT. */
+static double profile_value(const struct input_profile *p, double t, double *next)
+{
+    switch (p->kind) {
+    case PROFILE_PRBS: {
+        double k = floor(t / p->bit);
+        *next = (k + 1) * p->bit;
+        return random_bit(p->seed, (uint64_t)k) ? p->high : p->low;
+    }
+    case PROFILE_CSV: {
+        size_t i = 0;
+        while (i < p->n && p->t[i] <= t)
+            i++;
+        *next = i < p->n ? p->t[i] : INFINITY;
+        return i == 0 ? 0 : p->v[i - 1];
+    }
+    default:
+        *next = INFINITY;
+        return p->value;
+    }
+}
+
+int model_bind(struct model_settings *ms, const tb_ident_model *m, unsigned long seed,
+               char *err, size_t errlen)
+{
+    for (size_t k = 0; k < ms->nprofiles; k++) {
+        struct input_profile *p = &ms->profile[k];
+        size_t len = (size_t)(strchr(p->spec, '=') - p->spec), u = 0;
+        while (u < m->ninputs && !(strlen(m->inputs[u]) == len &&
+                                   strncmp(m->inputs[u], p->spec, len) == 0))
+            u++;
+        if (u == m->ninputs) {
+            snprintf(err, errlen, "--input %s: the model has no input %.*s (it has", p->spec,
+                     (int)len, p->spec);
+            for (size_t v = 0; v < m->ninputs; v++)
+                snprintf(err + strlen(err), errlen - strlen(err), " %s", m->inputs[v]);
+            snprintf(err + strlen(err), errlen - strlen(err), ")");
+            return -1;
+        }
+        for (size_t j = 0; j < k; j++)
+            if (ms->profile[j].input == u) {
+                snprintf(err, errlen, "--input %s: input %s given twice", p->spec, m->inputs[u]);
+                return -1;
+            }
+        p->input = u;
+        p->seed = (uint64_t)seed * 1000003u + u;
+    }
+    return 0;
+}
+
+/* The inputs at T (0 for one without a profile) into U; the time of the
+ * next change of any. */
+static double inputs_at(const struct model_settings *ms, const tb_ident_model *m,
+                        const tb_schedule *s, double t, double *u)
+{
+    if (s)
+        return tb_schedule_inputs(s, m->ninputs, t, u);
+    double next = INFINITY, nk;
+    memset(u, 0, m->ninputs * sizeof *u);
+    for (size_t k = 0; k < ms->nprofiles; k++) {
+        u[ms->profile[k].input] = profile_value(&ms->profile[k], t, &nk);
+        next = fmin(next, nk);
+    }
+    return next;
+}
+
+/* --- a run --------------------------------------------------------------------- */
+
+int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
+                    const tb_schedule *s, const struct run_settings *rs, gsl_rng *rng)
+{
+    struct tb_output_file out = {0};
+    char err[TB_ERRMAX];
+    size_t nu = m->ninputs, ns = m->nsensors;
+    double x[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES] = {0}, y[TB_IDENT_MAX_SENSORS];
+    double noise[TB_IDENT_MAX_SENSORS] = {0}, u[TB_IDENT_MAX_INPUTS], mean[TB_IDENT_MAX_INPUTS];
+
+    int to_file = rs->output && strcmp(rs->output, "-");
+    if (to_file && tb_output_open(&out, rs->output, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: %s\n", err);
+        return TB_EXIT_OUTPUT;
+    }
+    FILE *f = to_file ? out.f : stdout;
+    fprintf(f, "# Started at: 2026-01-01 00:00:00 +0000, Version: %s %s, Generated by: tb-sim\n",
+            PACKAGE_NAME, PACKAGE_VERSION);
+    fprintf(f, "# kernel: simulated\n# seed: %lu\n# truth_model: %s\n", rs->seed, ms->path);
+    fprintf(f, "# truth_tau:");
+    for (size_t j = 0; j < m->nmodes; j++)
+        fprintf(f, "%s%.10g", j ? "," : " ", m->tau[j].value);
+    fprintf(f, "\n# inputs: %s\n", s ? s->name : "profiles");
+    fputs("time/ms", f);
+    for (size_t k = 0; k < nu; k++) {
+        fputc(',', f);
+        tb_csv_write_string(f, m->inputs[k]);
+    }
+    for (size_t i = 0; i < ns; i++) {
+        char h[160];
+        snprintf(h, sizeof h, "%s/m°C", m->sensors[i]);
+        fputc(',', f);
+        tb_csv_write_string(f, h);
+    }
+    if (m->above_ambient)
+        fputs(",ambient/°C", f);
+    fputc('\n', f);
+    size_t steps = (size_t)floor(rs->duration / rs->period + 1e-9);
+    for (size_t row = 0; row <= steps; row++) {
+        double t = (double)row * rs->period, end = t + rs->period;
+        tb_ident_output(m, x, rs->ambient, y);
+        /* to the next row through every change of the inputs, each
+         * input's mean over the step kept for its column */
+        memset(mean, 0, sizeof mean);
+        for (double at = t; at < end;) {
+            double next = fmin(end, inputs_at(ms, m, s, at, u));
+            if (!(next > at))
+                next = end;   /* a change within rounding of now */
+            tb_ident_advance(m, x, u, next - at);
+            for (size_t k = 0; k < nu; k++)
+                mean[k] += u[k] * (next - at) / rs->period;
+            at = next;
+        }
+        fprintf(f, "%.3f", t * 1000);
+        for (size_t k = 0; k < nu; k++)
+            fprintf(f, ",%.6g", mean[k]);
+        for (size_t i = 0; i < ns; i++) {
+            noise[i] = rs->ar * noise[i] +
+                       gsl_ran_gaussian(rng, rs->noise) * sqrt(1 - rs->ar * rs->ar);
+            double v = y[i] + noise[i];
+            if (rs->quantum > 0)
+                v = round(v / rs->quantum) * rs->quantum;
+            fprintf(f, ",%.0f", v * 1000);
+        }
+        if (m->above_ambient)
+            fprintf(f, ",%.3f", rs->ambient);
+        fputc('\n', f);
+    }
+    if (to_file ? tb_output_commit(&out, err, sizeof err) < 0 : fflush(f) != 0 || ferror(f)) {
+        if (to_file)
+            fprintf(stderr, "tb-sim: %s\n", err);
+        else
+            fprintf(stderr, "tb-sim: -: write error: %s\n", strerror(errno));
+        return TB_EXIT_OUTPUT;
+    }
+    return TB_EXIT_OK;
+}
+
+/* --- schedules ranked ----------------------------------------------------------------- */
+
+struct ranked {
+    size_t schedule, hottest;
+    double peak;
+};
+
+static int by_peak(const void *a, const void *b)
+{
+    double x = ((const struct ranked *)a)->peak, y = ((const struct ranked *)b)->peak;
+    return (x > y) - (x < y);
+}
+
+int model_print_steady(const struct model_settings *ms, const tb_ident_model *m,
+                       const tb_schedule *s, size_t n, double ambient)
+{
+    tb_periodic *p = calloc(n, sizeof *p);
+    struct ranked *r = calloc(n, sizeof *r);
+    if (!p || !r) {
+        free(p);
+        free(r);
+        fputs("tb-sim: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    double settle = 0;
+    for (size_t k = 0; k < n; k++) {
+        tb_ident_periodic(m, &s[k], ambient, &p[k]);
+        settle = fmax(settle, p[k].settle);
+        r[k].schedule = k;
+        for (size_t i = 0; i < m->nsensors; i++)
+            if (i == 0 || p[k].peak[i] > r[k].peak) {
+                r[k].peak = p[k].peak[i];
+                r[k].hottest = i;
+            }
+    }
+    qsort(r, n, sizeof *r, by_peak);
+    printf("periodic steady state of %s", ms->path);
+    if (m->above_ambient)
+        printf(" at %g °C ambient", ambient);
+    printf(" (reached within 1 %% after %.0f s from rest)\n", settle);
+    printf("%-4s  %-20s  %-16s  %8s  %8s  %8s", "rank", "schedule", "hottest", "peak °C",
+           "at ms", "mean °C");
+    if (isfinite(ms->trip))
+        printf("  margin K to %g °C", ms->trip);
+    putchar('\n');
+    for (size_t k = 0; k < n; k++) {
+        const tb_periodic *q = &p[r[k].schedule];
+        size_t i = r[k].hottest;
+        printf("%-4zu  %-20s  %-16s  %8.3f  %8.1f  %8.3f", k + 1, s[r[k].schedule].name,
+               m->sensors[i], q->peak[i], q->peak_at[i] * 1000, q->mean[i]);
+        if (isfinite(ms->trip))
+            printf("  %+8.3f%s", ms->trip - q->peak[i], q->peak[i] >= ms->trip ? " TRIPS" : "");
+        putchar('\n');
+    }
+    printf("\n%-20s  %-16s  %8s  %8s  %9s\n", "schedule", "sensor", "peak °C", "mean °C",
+           "trough °C");
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < m->nsensors; i++)
+            printf("%-20s  %-16s  %8.3f  %8.3f  %9.3f\n", s[r[k].schedule].name, m->sensors[i],
+                   p[r[k].schedule].peak[i], p[r[k].schedule].mean[i],
+                   p[r[k].schedule].trough[i]);
+    free(p);
+    free(r);
+    return fflush(stdout) == 0 && !ferror(stdout) ? TB_EXIT_OK : TB_EXIT_OUTPUT;
+}

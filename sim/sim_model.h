@@ -1,0 +1,71 @@
+/*
+ * sim_model.h -- tb-sim's identified models (--model): each input's
+ * profile, a run of every sensor, and the periodic steady state of
+ * schedules ranked by their peak.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_SIM_MODEL_H
+#define TB_SIM_MODEL_H
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#include "tbfit.h"
+
+/* How one input moves over time (--input NAME=PROFILE). */
+struct input_profile {
+    const char *spec;            /* as given, NAME=PROFILE */
+    size_t input;                /* the model's input it drives */
+    enum { PROFILE_CONSTANT, PROFILE_PRBS, PROFILE_CSV } kind;
+    double value;                /* constant */
+    double low, high, bit;       /* prbs: levels and bit length, s */
+    uint64_t seed;
+    double *t, *v;               /* csv: times and values, each held */
+    size_t n;
+};
+
+/* What a model run or table needs besides the model. */
+struct model_settings {
+    const char *path;            /* --model */
+    struct input_profile profile[TB_IDENT_MAX_INPUTS];
+    size_t nprofiles;
+    const char *schedule[16];    /* --schedule, as given */
+    size_t nschedules;
+    double trip;                 /* --trip, °C; NaN: none */
+};
+
+/* "time_s,value" lines (a header and '#' lines skipped), in time order,
+ * into *T and *V (*N of them; free() both).  0, or -1 with a message. */
+int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, char *err,
+                         size_t errlen);
+
+/* Parse --input's NAME=PROFILE (NAME resolved later against the model):
+ * VALUE, prbs:LOW,HIGH,BIT or csv:FILE.  0, or -1 with a message. */
+int input_profile_parse(struct input_profile *p, const char *spec, char *err, size_t errlen);
+void input_profile_free(struct input_profile *p);
+
+/* The model's profiles bound: each --input's NAME an input of M; SEED
+ * seeds the random ones (each input its own sequence).  0, or -1. */
+int model_bind(struct model_settings *ms, const tb_ident_model *m, unsigned long seed,
+               char *err, size_t errlen);
+
+/* The noise, quantum and sampling of a run (tb-sim's run options). */
+struct run_settings {
+    double duration, period, ambient, noise, ar, quantum;
+    const char *output;
+    unsigned long seed;
+};
+
+/* Write a run of model M driven by the profiles, or by schedule S (NULL:
+ * the profiles): the inputs as columns (each row the input's mean until
+ * the next), every sensor, the ambient.  An exit status. */
+int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
+                    const tb_schedule *s, const struct run_settings *rs, gsl_rng *rng);
+
+/* The periodic steady state of every schedule, ranked by its hottest
+ * sensor's peak, with the margin to --trip.  An exit status. */
+int model_print_steady(const struct model_settings *ms, const tb_ident_model *m,
+                       const tb_schedule *s, size_t n, double ambient);
+
+#endif
