@@ -251,16 +251,7 @@ size_t fit_hac_lags(const gsl_vector *r)
     return lags < (double)(m / 2) ? (size_t)lags : m / 2;
 }
 
-/* The Newey–West sum over a sequence of scores gᵢ (P values each):
- * Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with Bartlett weights
- * wₗ = 1 − l/(L+1), added into S.  Σₗ wₗ gᵢ₋ₗ is kept as two running sums
- * (of gᵢ₋ₗ and of l·gᵢ₋ₗ), so a score costs O(P²), not O(L·P²). */
-struct newey_west {
-    size_t P, L, i;
-    double *A, *B, *h, *ring;   /* Σ gᵢ₋ₗ, Σ (L+1−l)·gᵢ₋ₗ, Σ wₗ gᵢ₋ₗ; the last L */
-};
-
-static int newey_west_start(struct newey_west *nw, size_t P, size_t L)
+int newey_west_start(struct newey_west *nw, size_t P, size_t L)
 {
     *nw = (struct newey_west){.P = P, .L = L};
     nw->A = calloc((3 + L) * P, sizeof *nw->A);
@@ -272,8 +263,7 @@ static int newey_west_start(struct newey_west *nw, size_t P, size_t L)
     return 0;
 }
 
-/* Add the score G (P values) into S, its products scaled by F. */
-static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S, double f)
+void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S, double f)
 {
     size_t P = nw->P, L = nw->L;
     double *h = nw->h;
@@ -297,9 +287,13 @@ static void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S
     nw->i++;
 }
 
-/* The lower triangle of S from its upper one (newey_west_add() fills
- * only that). */
-static void newey_west_finish(gsl_matrix *S)
+void newey_west_restart(struct newey_west *nw)
+{
+    memset(nw->A, 0, (3 + nw->L) * nw->P * sizeof *nw->A);
+    nw->i = 0;
+}
+
+void newey_west_finish(gsl_matrix *S)
 {
     for (size_t a = 0; a < S->size1; a++)
         for (size_t b = 0; b < a; b++)

@@ -47,6 +47,29 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
  * residuals R: Andrews' (1991) AR(1) plug-in bandwidth. */
 size_t fit_hac_lags(const gsl_vector *r);
 
+/* The Newey–West sum over a sequence of scores gᵢ (P values each):
+ * Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with Bartlett weights
+ * wₗ = 1 − l/(L+1), added into S.  Σₗ wₗ gᵢ₋ₗ is kept as two running sums
+ * (of gᵢ₋ₗ and of l·gᵢ₋ₗ), so a score costs O(P²), not O(L·P²). */
+struct newey_west {
+    size_t P, L, i;
+    double *A, *B, *h, *ring;   /* Σ gᵢ₋ₗ, Σ (L+1−l)·gᵢ₋ₗ, Σ wₗ gᵢ₋ₗ; the last L */
+};
+
+/* Start a sum of scores of P values with L lags (free(nw->A) at the
+ * end): 0, or -1. */
+int newey_west_start(struct newey_west *nw, size_t P, size_t L);
+
+/* Add the score G (P values) into S, its products scaled by F: the upper
+ * triangle only, until newey_west_finish(). */
+void newey_west_add(struct newey_west *nw, const double *g, gsl_matrix *S, double f);
+
+/* Forget the scores so far (a new sequence, independent of the last). */
+void newey_west_restart(struct newey_west *nw);
+
+/* The lower triangle of S from its upper one. */
+void newey_west_finish(gsl_matrix *S);
+
 /* Whether the NS series S were sampled together (one run's columns, row
  * for row): their noise at one instant may then be partly one noise,
  * which the intervals must not count once per series. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fit_internal.h"
 #include "gsl_errors.h"
 #include "ident_internal.h"
 #include "nnls_internal.h"
@@ -499,13 +500,157 @@ static double search(struct work *w, double *tau)
 
 /* --- intervals ------------------------------------------------------------ */
 
-/* The joint covariance of (log τ, each sensor's non-zero coefficients)
- * from the rows' Jacobian, each sensor weighted by its residual variance;
- * fills M's estimates.  0, or -1 (singular: no intervals). */
+/* The model's rows with their derivatives, run by run: the inputs'
+ * states x, their derivatives by log τ, and the initial states' decays. */
+struct jacobian {
+    const struct work *w;
+    const struct irun *run;
+    const size_t *pos;   /* coefficient (sensor·p + column) → joint index, or -1 */
+    size_t base;
+    double xs[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES];
+    double dx[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES];
+    double e[TB_IDENT_MAX_MODES];
+};
+
+static void jacobian_start(struct jacobian *jc, size_t r)
+{
+    jc->run = jc->w->r[r];
+    jc->base = run_col(jc->w, r);
+    memset(jc->xs, 0, sizeof jc->xs);
+    memset(jc->dx, 0, sizeof jc->dx);
+    for (size_t j = 0; j < jc->w->nm; j++)
+        jc->e[j] = 1;
+}
+
+/* Sensor I's row K: the derivatives by log τ and by each coefficient
+ * kept into V at the joint indices NZ; its count.  The residual into *RES. */
+static size_t jacobian_row(const struct jacobian *jc, size_t i, size_t k, double *v, size_t *nz,
+                           double *res)
+{
+    const struct work *w = jc->w;
+    size_t nu = w->nu, nm = w->nm, p = w->p, nv = 0, base = jc->base;
+    const double *c = w->coef + i * p;
+    double f = c[base];
+    for (size_t j = 0; j < nm; j++) {
+        double d = c[base + 1 + j] * jc->e[j] * jc->run->tt[k] / w->tau[j];
+        for (size_t u = 0; u < nu; u++)
+            d += c[gain_col(w, u, j)] * jc->dx[gain_col(w, u, j)];
+        v[nv] = d;
+        nz[nv++] = j;
+        f += c[base + 1 + j] * jc->e[j];
+    }
+    for (size_t u = 0; u < nu; u++)
+        for (size_t j = 0; j < nm; j++) {
+            f += c[gain_col(w, u, j)] * jc->xs[gain_col(w, u, j)];
+            if (jc->pos[i * p + gain_col(w, u, j)] != (size_t)-1) {
+                v[nv] = jc->xs[gain_col(w, u, j)];
+                nz[nv++] = jc->pos[i * p + gain_col(w, u, j)];
+            }
+        }
+    v[nv] = 1;
+    nz[nv++] = jc->pos[i * p + base];
+    for (size_t j = 0; j < nm; j++) {
+        v[nv] = jc->e[j];
+        nz[nv++] = jc->pos[i * p + base + 1 + j];
+    }
+    *res = jc->run->y[i * jc->run->n + k] - f;
+    return nv;
+}
+
+static void jacobian_next(struct jacobian *jc, size_t k)
+{
+    const struct work *w = jc->w;
+    double dt = jc->run->dt[k];
+    for (size_t j = 0; j < w->nm; j++) {
+        double a = exp(-dt / w->tau[j]), da = a * dt / w->tau[j];
+        jc->e[j] *= a;
+        for (size_t u = 0; u < w->nu; u++) {
+            size_t s = gain_col(w, u, j);
+            double uk = jc->run->u[u * jc->run->n + k];
+            jc->dx[s] = a * jc->dx[s] + da * (jc->xs[s] - uk);
+            jc->xs[s] = a * jc->xs[s] + (1 - a) * uk;
+        }
+    }
+}
+
+/* The Newey–West meat of the scores: each row's score is the sum over
+ * its sensors of their Jacobian rows times residual over variance (the
+ * sensors of a row share its noise in part), the lags by Andrews' AR(1)
+ * plug-in on the residuals, each run a sequence of its own.  Into M
+ * (P × P, zeroed).  0, or -1. */
+static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_matrix *M)
+{
+    const struct work *w = jc->w;
+    size_t ns = w->ns, total = 0, L = 0;
+    double *v = malloc(P * sizeof *v), *g = malloc(P * sizeof *g), res;
+    size_t *nz = malloc(P * sizeof *nz);
+    gsl_vector *r = NULL;
+    struct newey_west nw = {0};
+    int rc = -1;
+    for (size_t q = 0; q < w->nruns; q++)
+        total += w->r[q]->n;
+    if (!v || !g || !nz || !(r = gsl_vector_alloc(total)))
+        goto out;
+    /* the lags: the longest any sensor's residuals want */
+    for (size_t i = 0; i < ns; i++) {
+        size_t n = 0;
+        for (size_t q = 0; q < w->nruns; q++) {
+            jacobian_start(jc, q);
+            for (size_t k = 0; k < jc->run->n; k++) {
+                if (!isnan(jc->run->y[i * jc->run->n + k])) {
+                    jacobian_row(jc, i, k, v, nz, &res);
+                    gsl_vector_set(r, n++, res);
+                }
+                jacobian_next(jc, k);
+            }
+        }
+        if (n >= 8) {
+            gsl_vector_view rv = gsl_vector_subvector(r, 0, n);
+            size_t l = fit_hac_lags(&rv.vector);
+            L = l > L ? l : L;
+        }
+    }
+    if (newey_west_start(&nw, P, L) < 0)
+        goto out;
+    for (size_t q = 0; q < w->nruns; q++) {
+        jacobian_start(jc, q);
+        newey_west_restart(&nw);
+        for (size_t k = 0; k < jc->run->n; k++) {
+            memset(g, 0, P * sizeof *g);
+            int any = 0;
+            for (size_t i = 0; i < ns; i++) {
+                if (isnan(jc->run->y[i * jc->run->n + k]))
+                    continue;
+                size_t nv = jacobian_row(jc, i, k, v, nz, &res);
+                for (size_t a = 0; a < nv; a++)
+                    g[nz[a]] += v[a] * res / sigma2[i];
+                any = 1;
+            }
+            if (any)
+                newey_west_add(&nw, g, M, 1);
+            jacobian_next(jc, k);
+        }
+    }
+    newey_west_finish(M);
+    rc = 0;
+out:
+    free(v);
+    free(g);
+    free(nz);
+    free(nw.A);
+    gsl_vector_free(r);
+    return rc;
+}
+
+/* The joint covariance of (log τ, each sensor's non-zero coefficients):
+ * the larger, entry by entry on the diagonal, of the plain one from the
+ * rows' Jacobian (each sensor weighted by its residual variance) and the
+ * sandwich around the Newey–West meat, which holds under autocorrelated
+ * noise; fills M's intervals.  0, or -1 (singular: no intervals). */
 static int covariance(struct work *w, tb_ident_model *m, double z)
 {
     size_t nu = w->nu, ns = w->ns, nm = w->nm, p = w->p;
-    size_t *pos = malloc(ns * p * sizeof *pos);   /* coefficient → joint index */
+    size_t *pos = malloc(ns * p * sizeof *pos);
     size_t P = nm;
     int rc = -1;
     if (!pos)
@@ -515,10 +660,12 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
             double v = w->coef[i * p + a];
             pos[i * p + a] = (v != 0 || w->free_var[a]) ? P++ : (size_t)-1;
         }
-    gsl_matrix *I = gsl_matrix_calloc(P, P);
-    double *v = malloc(P * sizeof *v), *sigma2 = malloc(ns * sizeof *sigma2);
+    gsl_matrix *I = gsl_matrix_calloc(P, P), *Mt = gsl_matrix_calloc(P, P),
+               *T = gsl_matrix_alloc(P, P), *H = gsl_matrix_alloc(P, P);
+    double *v = malloc(P * sizeof *v), *sigma2 = malloc(ns * sizeof *sigma2), res;
     size_t *nz = malloc(P * sizeof *nz);
-    if (!I || !v || !sigma2 || !nz)
+    struct jacobian jc = {.w = w, .pos = pos};
+    if (!I || !Mt || !T || !H || !v || !sigma2 || !nz)
         goto out;
     for (size_t i = 0; i < ns; i++) {
         size_t k = 0;
@@ -529,58 +676,22 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
         if (!(sigma2[i] > 0))
             goto out;
     }
-    double xs[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES], dx[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES];
-    double e[TB_IDENT_MAX_MODES];
     for (size_t r = 0; r < w->nruns; r++) {
-        const struct irun *run = w->r[r];
-        size_t base = run_col(w, r);
-        memset(xs, 0, sizeof xs);
-        memset(dx, 0, sizeof dx);
-        for (size_t j = 0; j < nm; j++)
-            e[j] = 1;
-        for (size_t k = 0; k < run->n; k++) {
+        jacobian_start(&jc, r);
+        for (size_t k = 0; k < jc.run->n; k++) {
             for (size_t i = 0; i < ns; i++) {
-                if (isnan(run->y[i * run->n + k]))
+                if (isnan(jc.run->y[i * jc.run->n + k]))
                     continue;
-                const double *c = w->coef + i * p;
-                size_t nv = 0;
-                /* ∂/∂ log τⱼ of the model, then each coefficient's column */
-                for (size_t j = 0; j < nm; j++) {
-                    double d = c[base + 1 + j] * e[j] * run->tt[k] / w->tau[j];
-                    for (size_t u = 0; u < nu; u++)
-                        d += c[gain_col(w, u, j)] * dx[gain_col(w, u, j)];
-                    v[nv] = d;
-                    nz[nv++] = j;
-                }
-                for (size_t u = 0; u < nu; u++)
-                    for (size_t j = 0; j < nm; j++)
-                        if (pos[i * p + gain_col(w, u, j)] != (size_t)-1) {
-                            v[nv] = xs[gain_col(w, u, j)];
-                            nz[nv++] = pos[i * p + gain_col(w, u, j)];
-                        }
-                v[nv] = 1;
-                nz[nv++] = pos[i * p + base];
-                for (size_t j = 0; j < nm; j++) {
-                    v[nv] = e[j];
-                    nz[nv++] = pos[i * p + base + 1 + j];
-                }
+                size_t nv = jacobian_row(&jc, i, k, v, nz, &res);
                 for (size_t a = 0; a < nv; a++)
                     for (size_t b = 0; b < nv; b++)
                         I->data[nz[a] * I->tda + nz[b]] += v[a] * v[b] / sigma2[i];
             }
-            double dt = run->dt[k];
-            for (size_t j = 0; j < nm; j++) {
-                double a = exp(-dt / w->tau[j]), da = a * dt / w->tau[j];
-                e[j] *= a;
-                for (size_t u = 0; u < nu; u++) {
-                    size_t s = gain_col(w, u, j);
-                    double uk = run->u[u * run->n + k];
-                    dx[s] = a * dx[s] + da * (xs[s] - uk);
-                    xs[s] = a * xs[s] + (1 - a) * uk;
-                }
-            }
+            jacobian_next(&jc, k);
         }
     }
+    if (hac_meat(&jc, sigma2, P, Mt) < 0)
+        goto out;
     /* scaled to unit diagonal before Cholesky: the τ and gain blocks
      * differ by orders of magnitude */
     double *d = malloc(P * sizeof *d);
@@ -599,6 +710,18 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
         for (size_t b = 0; b < P; b++)
             I->data[a * I->tda + b] *= d[a] * d[b];
     free(d);
+    /* the sandwich I⁻¹ M I⁻¹; where it is the larger, its row and column
+     * replace the plain one's (so that sums of gains keep their
+     * covariances) */
+    gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, I, Mt, 0.0, T);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, I, 0.0, H);
+    for (size_t a = 0; a < P; a++) {
+        double f = sqrt(fmax(1, gsl_matrix_get(H, a, a) / gsl_matrix_get(I, a, a)));
+        for (size_t b = 0; b < P; b++) {
+            I->data[a * I->tda + b] *= f;
+            I->data[b * I->tda + a] *= f;
+        }
+    }
     for (size_t j = 0; j < nm; j++) {
         double se = sqrt(gsl_matrix_get(I, j, j));
         m->tau[j].lo = w->tau[j] * exp(-z * se);
@@ -639,6 +762,9 @@ out:
     free(sigma2);
     free(nz);
     gsl_matrix_free(I);
+    gsl_matrix_free(Mt);
+    gsl_matrix_free(T);
+    gsl_matrix_free(H);
     return rc;
 }
 
