@@ -17,10 +17,10 @@
 #include "tbfit.h"
 
 enum field { F_SENSOR, F_INPUT, F_MODE, F_TAU, F_TAU_LO, F_TAU_HI, F_GAIN, F_GAIN_LO, F_GAIN_HI,
-             F_REST, F_ABOVE, F_RMSE, F_COUNT };
+             F_STEADY, F_STEADY_LO, F_STEADY_HI, F_REST, F_ABOVE, F_RMSE, F_COUNT };
 static const char *const field_names[F_COUNT] = {
     "sensor", "input", "mode", "tau_s", "tau_lo", "tau_hi", "gain_K_per_W", "gain_lo", "gain_hi",
-    "rest_C", "above_ambient", "rmse_C",
+    "steady_K_per_W", "steady_lo", "steady_hi", "rest_C", "above_ambient", "rmse_C",
 };
 
 int tb_ident_model_write(FILE *f, const tb_ident_model *m)
@@ -39,8 +39,8 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
                 fputc(',', f);
                 tb_csv_write_string(f, m->inputs[u]);
                 fprintf(f, ",%zu,", j + 1);
-                const tb_estimate *e[2] = {&m->tau[j], g};
-                for (int k = 0; k < 2; k++) {
+                const tb_estimate *e[3] = {&m->tau[j], g, &m->steady[i * m->ninputs + u]};
+                for (int k = 0; k < 3; k++) {
                     csv_write_estimate(f, &e[k]->value, &e[k]->lo, &e[k]->hi);
                     fputc(',', f);
                 }
@@ -56,7 +56,7 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
 
 struct entry {
     size_t sensor, input, mode;
-    double tau[3], gain[3], rest, above, rmse;
+    double tau[3], gain[3], steady[2], rest, above, rmse;
 };
 
 struct reader {
@@ -127,6 +127,8 @@ static void on_row(struct csv_file *f, void *ctx)
         e->tau[k] = number(f, r, F_TAU + k, k == 0);
         e->gain[k] = number(f, r, F_GAIN + k, k == 0);
     }
+    e->steady[0] = number(f, r, F_STEADY_LO, 0);
+    e->steady[1] = number(f, r, F_STEADY_HI, 0);
     e->rest = number(f, r, F_REST, 0);
     e->above = number(f, r, F_ABOVE, 0);
     e->rmse = number(f, r, F_RMSE, 0);
@@ -190,6 +192,8 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
         m->rest[e->sensor] = isnan(e->rest) ? 0 : e->rest;
         m->above_ambient = !(e->above == 0);
         m->rmse[e->sensor] = e->rmse;
+        m->steady[e->sensor * nu + e->input].lo = e->steady[0];
+        m->steady[e->sensor * nu + e->input].hi = e->steady[1];
         m->gain[at].value = e->gain[0];
         m->gain[at].lo = e->gain[1];
         m->gain[at].hi = e->gain[2];

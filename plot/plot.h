@@ -31,6 +31,7 @@ struct plot_settings {
     int spectrum;               /* the spectrum figure: its analysis too */
     const char *sweep_x;        /* sweep: "meta:KEY", the x axis */
     const char *sweep_y;        /* sweep: tinf, tauN, ops or mean:COLUMN */
+    const char *model;          /* ident: the model file */
     struct tb_progress *progress;   /* a line on the terminal to clear before a message, or NULL */
 };
 
@@ -49,6 +50,8 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths);
 int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
                       tb_result **rows, size_t *nrows);
 int plot_zth(const struct plot_settings *s, const char *path);
+/* ident: the model --model against the run PATH */
+int plot_ident(const struct plot_settings *s, const char *path);
 int plot_spectrum(const struct plot_settings *s, const char *path);
 /* zth (SPECTRUM 0) or spectrum: both draw one column's network */
 int plot_thermal(const struct plot_settings *s, const char *path, int spectrum);

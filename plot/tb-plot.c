@@ -26,11 +26,14 @@ static const char usage_text[] =
     "       tb-plot zth RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "       tb-plot spectrum RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "       tb-plot sweep RESULTS.csv|RUN|DIR... --x=meta:KEY [OPTION]... -o FIGURE\n"
+    "       tb-plot ident RUN.csv --model=FILE [--ambient=COLUMN] [OPTION]... -o FIGURE\n"
     "Draw a figure of a run: its fit with components and residuals, its raw\n"
     "series, its run-length analysis, its thermal impedance Zth(t) under a\n"
     "power step or its time-constant spectrum and structure function; or\n"
     "compare the T∞ of runs (fitted here) or of tb-fit results; or draw a\n"
-    "sweep: T∞ (or a τ...) against a variable of the runs' metadata.\n"
+    "sweep: T∞ (or a τ...) against a variable of the runs' metadata; or an\n"
+    "identified model (tb-ident -o) against a run: each sensor measured and\n"
+    "predicted from the inputs, with residuals, and the gain matrix.\n"
     "The figure's format follows its extension: .png, .svg or .pdf.\n"
     "\n"
     "Figure:\n"
@@ -80,6 +83,8 @@ static const char usage_text[] =
     "                         given (2.5W), as tb-fit --power\n"
     "      --idle-power=POWER zth, spectrum: the idle power, when the run has no\n"
     "                         idle part\n"
+    "      --model=FILE       ident: the model (tb-ident -o) to draw against the\n"
+    "                         run; --ambient names the run's ambient column\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
@@ -136,7 +141,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
 
 enum {
     OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
-    OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y, OPT_BASELINE, OPT_THRESHOLD, OPT_VERDICT,
+    OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y, OPT_BASELINE, OPT_THRESHOLD, OPT_VERDICT, OPT_MODEL,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -154,6 +159,7 @@ static const struct option own_options[] = {
     {"verdict", required_argument, NULL, OPT_VERDICT},
     {"power", required_argument, NULL, OPT_POWER},
     {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
+    {"model", required_argument, NULL, OPT_MODEL},
     {"x", required_argument, NULL, OPT_X},
     {"by", required_argument, NULL, OPT_GROUP_BY},
     {"y", required_argument, NULL, OPT_Y},
@@ -182,6 +188,7 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
                 return usage_error("%s", err);
             break;
         case OPT_TITLE: s->fig.title = optarg; break;
+        case OPT_MODEL: s->model = optarg; break;
         case 'c':
             if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
                 return usage_error("%s", "out of memory");
@@ -291,9 +298,10 @@ int main(int argc, char **argv)
         return TB_EXIT_OK;
     }
     if (argc < 2)
-        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth, spectrum or sweep");
+        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth, spectrum, sweep or ident");
     const char *what = argv[1];
-    static const char *const figures[] = {"fit", "raw", "runlength", "compare", "zth", "spectrum", "sweep"};
+    static const char *const figures[] = {"fit", "raw", "runlength", "compare", "zth", "spectrum", "sweep",
+                                          "ident"};
     size_t nfig = sizeof figures / sizeof *figures, fig = 0;
     while (fig < nfig && strcmp(what, figures[fig]) != 0)
         fig++;
@@ -301,8 +309,8 @@ int main(int argc, char **argv)
         const char *near = tb_closest_name(what, figures, nfig);
         if (near)
             return tb_cli_usage_error("tb-plot", "unknown figure '%s' (did you mean %s?): fit, raw, "
-                                      "runlength, compare, zth, spectrum or sweep", what, near);
-        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth, spectrum or sweep",
+                                      "runlength, compare, zth, spectrum, sweep or ident", what, near);
+        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth, spectrum, sweep or ident",
                            what);
     }
     int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0;
@@ -328,6 +336,9 @@ int main(int argc, char **argv)
             status = usage_error("%s", "sweep wants its x axis: --x meta:KEY");
         else if (strcmp(what, "sweep") != 0 && (s.sweep_x || s.sweep_y))
             status = usage_error("%s", "--x, --by and --y are for the sweep figure");
+        else if ((strcmp(what, "ident") == 0) != (s.model != NULL))
+            status = usage_error("%s", s.model ? "--model is for the ident figure"
+                                               : "ident wants the model: --model FILE");
         else if (thermal && !s.power && isnan(s.power_step))
             status = usage_error("%s wants the power step: --power COLUMN|POWER", what);
         else if (!thermal && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
@@ -354,6 +365,8 @@ int main(int argc, char **argv)
         status = plot_thermal(&s, argv[first], strcmp(what, "spectrum") == 0);
     else if (strcmp(what, "sweep") == 0)
         status = plot_sweep(&s, argv + first, nargs);
+    else if (strcmp(what, "ident") == 0)
+        status = plot_ident(&s, argv[first]);
     else
         status = plot_compare(&s, argv + first, nargs);
     status = figure_finish(status);
