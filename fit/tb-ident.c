@@ -473,7 +473,7 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
                 tb_print_left(stdout, m->inputs[u], 12);
                 for (size_t j = 0; j < nm; j++) {
                     printf("  τ%zu ", j + 1);
-                    print_estimate(&m->gain[(i * nu + u) * nm + j], "", 24);
+                    print_estimate(&m->gain[(i * nu + u) * nm + j], "", j + 1 < nm ? 24 : 0);
                 }
                 putchar('\n');
             }

@@ -44,6 +44,9 @@ static const char usage_text[] =
     "      --prbs=BIT_MS     a random on/off sequence of BIT_MS bits (on: at\n"
     "                        --util), for system identification\n"
     "      --seed=N          the sequence's seed (default 1)\n"
+    "      --util-name=NAME  write the level as NAME=<PCT> (default util): a\n"
+    "                        column of its own for each of several tb-load\n"
+    "                        (one per cluster, each an input to tb-ident)\n"
     "\n"
     "Output:\n"
     "  -r, --report=MS       counters every MS milliseconds (default 1000)\n"
@@ -266,7 +269,7 @@ static int choose_cpus(struct load_settings *s, const char *list, const char *ma
 
 int load_parse_arguments(int argc, char **argv, struct load_settings *s)
 {
-    enum { OPT_PROFILE = 256, OPT_PRBS, OPT_SEED, OPT_SYSFS_ROOT };
+    enum { OPT_PROFILE = 256, OPT_PRBS, OPT_SEED, OPT_SYSFS_ROOT, OPT_UTIL_NAME };
     static const struct option options[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"list", no_argument, NULL, 'l'},
@@ -279,6 +282,7 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"prbs", required_argument, NULL, OPT_PRBS},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"util-name", required_argument, NULL, OPT_UTIL_NAME},
         {"report", required_argument, NULL, 'r'},
         {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
         {"verbose", no_argument, NULL, 'v'},
@@ -291,6 +295,7 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
 
     *s = (struct load_settings){
         .util = 100, .seed = 1, .report_ms = 1000, .size = 8 << 20, .sysfs_root = "/sys",
+        .util_name = "util",
     };
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":k:ls:c:m:t:p:u:r:vhV", options, NULL)) != -1) {
@@ -325,6 +330,12 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
             if (parse_number(optarg, &s->prbs_ms, NULL) < 0 || !(s->prbs_ms >= 1))
                 return usage_error("--prbs wants a bit length in milliseconds, at least 1, not '%s'",
                                    optarg);
+            break;
+        case OPT_UTIL_NAME:
+            if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789_") != strlen(optarg))
+                return usage_error("--util-name wants letters, digits and _, not '%s'", optarg);
+            s->util_name = optarg;
             break;
         case OPT_SEED: {
             char *end;

@@ -27,6 +27,7 @@ struct load_settings {
     const char *profile;      /* a file of "time_s,util[,util...]" lines */
     double prbs_ms;           /* a bit of the random on/off sequence; 0: none */
     uint64_t seed;
+    const char *util_name;    /* the key of the util= lines (default "util") */
     double report_ms;         /* counters every so often */
     size_t size;              /* bytes of a memory kernel's buffer */
     const char *sysfs_root;

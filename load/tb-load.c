@@ -58,7 +58,7 @@ static void print_counters(const struct worker *w, size_t n)
 /* Print the load levels that changed since LEVEL (NaN: never printed) at
  * T; returns when the next may change. */
 static double print_levels(const struct schedule *sched, const struct worker *w, size_t n,
-                           double *level, double t)
+                           const char *name, double *level, double t)
 {
     double next = INFINITY;
     size_t per_cpu = sched->per_step > 1 ? n : 1;
@@ -71,7 +71,7 @@ static double print_levels(const struct schedule *sched, const struct worker *w,
         if (per_cpu > 1)
             printf("CPU%d_util=%g\n", w[i].cpu, now);
         else
-            printf("util=%g\n", now);
+            printf("%s=%g\n", name, now);
     }
     return next;
 }
@@ -124,7 +124,7 @@ static int print_until_done(const struct load_settings *s, const struct schedule
         if (t >= end)
             break;
         if (t >= next_level)
-            next_level = print_levels(sched, w, n, level, t);
+            next_level = print_levels(sched, w, n, s->util_name, level, t);
         if (t >= next_report) {
             print_counters(w, n);
             next_report = report * (floor(t / report) + 1);   /* missed ones are skipped */
