@@ -120,6 +120,16 @@ void input_profile_free(struct input_profile *p)
     p->t = p->v = NULL;
 }
 
+void model_settings_free(struct model_settings *ms)
+{
+    for (size_t k = 0; k < ms->nprofiles; k++) {
+        input_profile_free(&ms->profile[k]);
+        if (ms->owned_specs)
+            free((char *)ms->profile[k].spec);
+    }
+    ms->nprofiles = 0;
+}
+
 /* Bit K of a random sequence: a hash of SEED and K (splitmix64), so that
  * any bit is had at once. */
 static int random_bit(uint64_t seed, uint64_t k)
@@ -340,4 +350,109 @@ int model_print_steady(const struct model_settings *ms, const tb_ident_model *m,
     free(p);
     free(r);
     return fflush(stdout) == 0 && !ferror(stdout) ? TB_EXIT_OK : TB_EXIT_OUTPUT;
+}
+
+/* --- a profile of every input in one file ------------------------------------- */
+
+int model_read_inputs_csv(struct model_settings *ms, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL, *names[TB_IDENT_MAX_INPUTS];
+    size_t size = 0, lineno = 0, ncol = 0, nrows = 0;
+    int rc = -1;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (ms->nprofiles) {
+        snprintf(err, errlen, "--inputs-csv and --input both set the inputs: give one");
+        goto out;
+    }
+    while (getline(&line, &size, f) >= 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        char *save = NULL, *tok = strtok_r(line, ",", &save);
+        if (ncol == 0) {
+            /* the header: time_s, then one name per input */
+            if (!tok || strcmp(tok, "time_s") != 0) {
+                snprintf(err, errlen, "%s:%zu: the header is time_s,NAME,... (one name per input)",
+                         path, lineno);
+                goto out;
+            }
+            while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
+                if (ncol == TB_IDENT_MAX_INPUTS) {
+                    snprintf(err, errlen, "%s:%zu: more than %d inputs", path, lineno,
+                             TB_IDENT_MAX_INPUTS);
+                    goto out;
+                }
+                struct input_profile *p = &ms->profile[ncol];
+                memset(p, 0, sizeof *p);
+                p->kind = PROFILE_CSV;
+                names[ncol] = strdup(tok);
+                if (!names[ncol]) {
+                    snprintf(err, errlen, "out of memory");
+                    goto out;
+                }
+                ncol++;
+                ms->nprofiles = ncol;
+            }
+            if (ncol == 0) {
+                snprintf(err, errlen, "%s:%zu: no input named after time_s", path, lineno);
+                goto out;
+            }
+            continue;
+        }
+        double t, v;
+        if (!tok || tb_cli_number(tok, &t) < 0 || (nrows && t < ms->profile[0].t[nrows - 1])) {
+            snprintf(err, errlen, "%s:%zu: a time in s, in time order, is wanted first", path,
+                     lineno);
+            goto out;
+        }
+        for (size_t k = 0; k < ncol; k++) {
+            struct input_profile *p = &ms->profile[k];
+            tok = strtok_r(NULL, ",", &save);
+            if (!tok || tb_cli_number(tok, &v) < 0) {
+                snprintf(err, errlen, "%s:%zu: %s's value is not a number", path, lineno,
+                         names[k]);
+                goto out;
+            }
+            double *nt = realloc(p->t, (nrows + 1) * sizeof *nt);
+            if (nt)
+                p->t = nt;
+            double *nv = nt ? realloc(p->v, (nrows + 1) * sizeof *nv) : NULL;
+            if (!nv) {
+                snprintf(err, errlen, "out of memory");
+                goto out;
+            }
+            p->v = nv;
+            p->t[nrows] = t;
+            p->v[nrows] = v;
+            p->n = nrows + 1;
+        }
+        nrows++;
+    }
+    if (nrows == 0) {
+        snprintf(err, errlen, "%s: no rows of values", path);
+        goto out;
+    }
+    /* each column an input=csv profile, bound to the model by its name */
+    for (size_t k = 0; k < ncol; k++) {
+        char *spec = malloc(strlen(names[k]) + 2);
+        if (!spec) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        sprintf(spec, "%s=", names[k]);
+        ms->profile[k].spec = spec;
+        ms->owned_specs = 1;
+    }
+    rc = 0;
+out:
+    for (size_t k = 0; k < ncol; k++)
+        free(names[k]);
+    free(line);
+    fclose(f);
+    return rc;
 }

@@ -33,7 +33,14 @@ struct model_settings {
     const char *schedule[16];    /* --schedule, as given */
     size_t nschedules;
     double trip;                 /* --trip, °C; NaN: none */
+    int owned_specs;             /* the profiles' specs were made by
+                                    model_read_inputs_csv(): free them */
 };
+
+/* --inputs-csv FILE: "time_s,NAME,..." and a row of values at each time,
+ * each held until the next: a csv profile for each input named.  0, or
+ * -1 with a message naming the file and line. */
+int model_read_inputs_csv(struct model_settings *ms, const char *path, char *err, size_t errlen);
 
 /* "time_s,value" lines (a header and '#' lines skipped), in time order,
  * into *T and *V (*N of them; free() both).  0, or -1 with a message. */
@@ -44,6 +51,9 @@ int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, ch
  * VALUE, prbs:LOW,HIGH,BIT or csv:FILE.  0, or -1 with a message. */
 int input_profile_parse(struct input_profile *p, const char *spec, char *err, size_t errlen);
 void input_profile_free(struct input_profile *p);
+
+/* Release every profile of MS. */
+void model_settings_free(struct model_settings *ms);
 
 /* The model's profiles bound: each --input's NAME an input of M; SEED
  * seeds the random ones (each input its own sequence).  0, or -1. */

@@ -89,6 +89,8 @@ static const char usage_text[] =
     "                         prbs:LOW,HIGH,BIT (a random on/off sequence of\n"
     "                         BIT-long bits, by --seed) or csv:FILE\n"
     "                         (\"time_s,value\" lines, each held); default 0\n"
+    "      --inputs-csv=FILE  every input from one file: \"time_s,NAME,...\" and\n"
+    "                         a row of values at each time, each held\n"
     "      --schedule=SPEC    repeating windows instead: \"[NAME:] frame 100ms;\n"
     "                         40ms P0=4 P1=0.5; 60ms P1=4\" (an input not named\n"
     "                         is 0 in that window; the windows fill the frame)\n"
@@ -146,7 +148,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
         O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
-        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP,
+        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -165,6 +167,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"network-column", required_argument, NULL, O_NETWORK_COLUMN},
         {"steady", no_argument, NULL, O_STEADY},
         {"model", required_argument, NULL, O_MODEL}, {"input", required_argument, NULL, O_INPUT},
+        {"inputs-csv", required_argument, NULL, O_INPUTS_CSV},
         {"schedule", required_argument, NULL, O_SCHEDULE}, {"trip", required_argument, NULL, O_TRIP},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
@@ -209,7 +212,13 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case O_NETWORK_COLUMN: s->network_column = optarg; break;
         case O_STEADY: s->steady = 1; break;
         case O_MODEL: s->model.path = optarg; break;
+        case O_INPUTS_CSV:
+            if (model_read_inputs_csv(&s->model, optarg, err, sizeof err) < 0)
+                return usage_error("--inputs-csv: %s", err);
+            break;
         case O_INPUT:
+            if (s->model.owned_specs)
+                return usage_error("%s", "--inputs-csv and --input both set the inputs: give one");
             if (s->model.nprofiles == TB_IDENT_MAX_INPUTS)
                 return usage_error("at most %s --input", "16");
             if (input_profile_parse(&s->model.profile[s->model.nprofiles], optarg, err,
@@ -755,8 +764,7 @@ int main(int argc, char **argv)
     int status = parse_arguments(argc, argv, &s);
     if (status < 0 && s.model.path)
         status = run_model(&s);
-    for (size_t k = 0; k < s.model.nprofiles; k++)
-        input_profile_free(&s.model.profile[k]);
+    model_settings_free(&s.model);
     if (status >= 0) {
         free(s.pt);
         free(s.pw);

@@ -93,7 +93,7 @@ if [ -n "${TB_MEMCHECK:-}" ]; then
     real=$(cd "$top_builddir" && pwd)
     srcabs=$(cd "$top_srcdir" && pwd)
     mkdir -p "$TB_MEMCHECK"
-    for t in fit/tb-info fit/tb-fit compare/tb-compare sim/tb-sim plot/tb-plot report/tb-report record/tb-record record/tb-series load/tb-load; do
+    for t in fit/tb-info fit/tb-fit fit/tb-ident compare/tb-compare sim/tb-sim plot/tb-plot report/tb-report record/tb-record record/tb-series load/tb-load; do
         mkdir -p "$tmp/vg/${t%/*}"
         printf '#!/bin/sh\nexec "%s/libtool" --mode=execute valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=%s/tests/valgrind.supp --log-file="%s/%s.%%p" "%s/%s" "$@"\n' \
             "$real" "$srcabs" "$TB_MEMCHECK" "${t#*/}" "$real" "$t" >"$tmp/vg/$t"
