@@ -4,8 +4,9 @@
  * the best basins of a grid (as tb-fit's search), the gains under them
  * by non-negative least squares on the normal equations (which a row
  * adds to in O(modes²), so a τ costs one pass over the rows); intervals
- * from the joint covariance of log τ and the gains; the number of modes
- * from held-out runs, or AICc.
+ * from the joint covariance of log τ and the gains, the larger of the
+ * plain one and a Newey–West sandwich (autocorrelated noise); the number
+ * of modes from held-out runs, or AICc.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

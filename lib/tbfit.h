@@ -1178,8 +1178,9 @@ typedef struct tb_ident_model {
  * the NRUNS runs (their arrays as INPUTS and SENSORS name them).  τ by
  * variable projection from the best basins of a grid over the search
  * range; gains by non-negative least squares; intervals from the joint
- * covariance of τ and the gains (errors independent, each sensor its own
- * variance).  0, or -1 with a one-line message (a constant input, more
+ * covariance of log τ and the gains, each sensor its own variance: the
+ * larger of the plain one and the Newey–West sandwich (Bartlett, lags by
+ * Andrews' AR(1) plug-in), which holds under autocorrelated noise.  0, or -1 with a one-line message (a constant input, more
  * modes than the rows carry, …).  Release with tb_ident_model_clear().
  */
 int tb_ident_fit(const tb_ident_run *runs, size_t nruns, const char *const *inputs,
