@@ -83,8 +83,8 @@ static void irun_free(struct irun *r)
     free(r->mean);
 }
 
-static int irun_init(struct irun *r, const tb_ident_run *in, size_t nu, size_t ns, char *err,
-                     size_t errlen)
+static int irun_init(struct irun *r, const tb_ident_run *in, const char *const *inputs,
+                     size_t nu, const char *const *sensors, size_t ns, char *err, size_t errlen)
 {
     size_t n = in->n;
     memset(r, 0, sizeof *r);
@@ -114,7 +114,8 @@ static int irun_init(struct irun *r, const tb_ident_run *in, size_t nu, size_t n
             if (isfinite(in->u[u][k]))
                 held = in->u[u][k];
         if (isnan(held)) {
-            snprintf(err, errlen, "%s: input %zu has no value", in->name, u + 1);
+            snprintf(err, errlen, "%s: input %s has no value", in->name,
+                     inputs ? inputs[u] : "?");
             return -1;
         }
         for (size_t k = 0; k < n; k++) {
@@ -134,7 +135,13 @@ static int irun_init(struct irun *r, const tb_ident_run *in, size_t nu, size_t n
                 cnt++;
             }
         }
-        r->mean[i] = cnt ? sum / (double)cnt : 0;
+        /* each run has its own offset and initial state for each sensor */
+        if (cnt < 3) {
+            snprintf(err, errlen, "%s: sensor %s has %zu values: too few for its offset and "
+                     "initial state", in->name, sensors ? sensors[i] : "?", cnt);
+            return -1;
+        }
+        r->mean[i] = sum / (double)cnt;
         for (size_t k = 0; k < n; k++)
             r->y[i * n + k] -= r->mean[i];
     }
@@ -1077,7 +1084,7 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
                      in[r].n);
             goto out;
         }
-        if (irun_init(&runs[r], &in[r], nu, ns, err, errlen) < 0)
+        if (irun_init(&runs[r], &in[r], inputs, nu, sensors, ns, err, errlen) < 0)
             goto out;
         rp[r] = &runs[r];
     }
@@ -1245,7 +1252,8 @@ int tb_ident_predict(const tb_ident_model *m, const tb_ident_run *in, double **p
         snprintf(err, errlen, "%s: %zu rows are too few to predict", in->name, in->n);
         goto out;
     }
-    if (irun_init(&run, in, nu, ns, err, errlen) < 0)
+    if (irun_init(&run, in, (const char *const *)m->inputs, nu,
+                  (const char *const *)m->sensors, ns, err, errlen) < 0)
         goto out;
     for (size_t j = 0; j < nm; j++)
         tau[j] = m->tau[j].value;
