@@ -213,7 +213,7 @@ int plot_ident(const struct plot_settings *s, const char *path)
     for (size_t i = 0; i < ns; i++) {
         char title[512];
         if (s->fig.title)
-            snprintf(title, sizeof title, "%s", s->fig.title);
+            snprintf(title, sizeof title, "%s: %s", s->fig.title, m.sensors[i]);
         else
             snprintf(title, sizeof title, "%s: %s predicted by %s", path, m.sensors[i], s->model);
         double top = 1 - band * (double)i;
