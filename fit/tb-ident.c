@@ -480,9 +480,15 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
     }
     if (m->flags) {
         printf("\nflags:\n");
-        for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1)
-            if (m->flags & f)
-                printf("  %s: %s\n", tb_ident_flag_name(f), tb_ident_flag_meaning(f));
+        for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1) {
+            if (!(m->flags & f))
+                continue;
+            printf("  %s: %s", tb_ident_flag_name(f), tb_ident_flag_meaning(f));
+            for (size_t i = 0, n = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
+                if (m->lack_of_fit[i])
+                    printf("%s%s", n++ ? ", " : "; in ", m->sensors[i]);
+            putchar('\n');
+        }
     }
     if (nc) {
         printf("\nvalidation (predicted from the inputs; the offset and initial state fitted):\n");
@@ -563,6 +569,12 @@ static void print_csv(const tb_ident_model *m, const struct check *c, size_t nc)
     for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1)
         if (m->flags & f)
             printf("flag,,,,%s,,,\n", tb_ident_flag_name(f));
+    for (size_t i = 0; i < ns; i++)
+        if (m->lack_of_fit[i]) {
+            printf("flag,");
+            tb_csv_write_string(stdout, m->sensors[i]);
+            printf(",,,%s,,,\n", tb_ident_flag_name(TB_IDENT_LACK_OF_FIT));
+        }
 }
 
 static void json_estimate(const tb_estimate *e)
@@ -658,6 +670,9 @@ static int print_json(const tb_ident_model *m, const struct check *c, size_t nc,
             printf("%s\"%s\"", first ? "" : ", ", tb_ident_flag_name(f));
             first = 0;
         }
+    printf("],\n  \"lack_of_fit\": [");
+    for (size_t i = 0; i < ns; i++)
+        printf("%s%s", i ? ", " : "", m->lack_of_fit[i] ? "true" : "false");
     printf("],\n  \"validation\": [");
     for (size_t k = 0; k < nc; k++) {
         printf("%s{\"run\": ", k ? ", " : "");

@@ -32,7 +32,7 @@
 #define NO_PREDICTION_RATIO 1.5
 
 static const char *const flag_names[] = {
-    "tau_at_bound", "mode_unused", "slow_mode", "no_ci", "no_prediction",
+    "tau_at_bound", "mode_unused", "slow_mode", "no_ci", "no_prediction", "lack_of_fit",
 };
 static const char *const flag_meanings[] = {
     "a time constant is at the edge of the search range: widen it (--tau-min, --tau-max)",
@@ -40,6 +40,8 @@ static const char *const flag_meanings[] = {
     "a time constant is over a third of the longest run: the runs are too short to pin it",
     "the covariance is singular: no intervals",
     "held-out runs are predicted far worse than the fit: the model does not generalise",
+    "the residuals have structure: the model does not describe the runs (an input left out, "
+    "a heat path that is not linear, drift)",
 };
 
 const char *tb_ident_flag_name(unsigned flag)
@@ -655,19 +657,116 @@ out:
  * rows' Jacobian (each sensor weighted by its residual variance) and the
  * sandwich around the Newey–West meat, which holds under autocorrelated
  * noise; fills M's intervals.  0, or -1 (singular: no intervals). */
+/* Each sensor's coefficients in the joint parameter vector after the nm
+ * log τ: the gains not at their bound 0, the offsets and initial states;
+ * -1 for the others.  The count into *P.  NULL when memory runs out. */
+static size_t *joint_positions(const struct work *w, size_t *P)
+{
+    size_t p = w->p, *pos = malloc(w->ns * p * sizeof *pos);
+    *P = w->nm;
+    for (size_t i = 0; pos && i < w->ns; i++)
+        for (size_t a = 0; a < p; a++) {
+            double v = w->coef[i * p + a];
+            pos[i * p + a] = (v != 0 || w->free_var[a]) ? (*P)++ : (size_t)-1;
+        }
+    return pos;
+}
+
+/* Blocks of a run's residuals for the lack-of-fit test (as tb-fit's). */
+#define FIT_BLOCKS 20
+
+/*
+ * Whether the model describes each sensor, as tb-fit tests a fit: the
+ * residuals' means over FIT_BLOCKS equal blocks of each run.  Noise, even
+ * autocorrelated, leaves the means of blocks much longer than its
+ * correlation nearly independent; a model that does not hold (an input
+ * left out, a heat path that is not linear, drift) leaves smooth residuals
+ * whose consecutive block means are alike.  The von Neumann ratio
+ * Σ(b₊₁ − b)² / Σ(b − b̄)², pooled over the runs, is 2 for independent
+ * means; under 0.6, with the worst block beyond 1/2 rmse, the sensor lacks
+ * fit; so it does when its rmse is over five times the noise of its
+ * successive differences.  Into M's lack_of_fit, and TB_IDENT_LACK_OF_FIT
+ * returned.
+ */
+static unsigned lack_of_fit(struct work *w, tb_ident_model *m)
+{
+    size_t P, ns = w->ns;
+    size_t *pos = joint_positions(w, &P);
+    double *v = malloc(P * sizeof *v), *res = NULL;
+    size_t *nz = malloc(P * sizeof *nz), longest = 0;
+    unsigned flags = 0;
+    for (size_t r = 0; r < w->nruns; r++)
+        longest = w->r[r]->n > longest ? w->r[r]->n : longest;
+    res = malloc(longest * sizeof *res);
+    struct jacobian jc = {.w = w, .pos = pos};
+    for (size_t i = 0; pos && v && nz && res && i < ns; i++) {
+        double num = 0, den = 0, worst = 0;
+        for (size_t r = 0; r < w->nruns; r++) {
+            size_t n = 0;
+            jacobian_start(&jc, r);
+            for (size_t k = 0; k < jc.run->n; k++) {
+                if (!isnan(jc.run->y[i * jc.run->n + k]))
+                    jacobian_row(&jc, i, k, v, nz, &res[n++]);
+                jacobian_next(&jc, k);
+            }
+            if (n < 10 * FIT_BLOCKS)
+                continue;
+            double mean[FIT_BLOCKS], grand = 0;
+            for (size_t b = 0; b < FIT_BLOCKS; b++) {
+                size_t i0 = b * n / FIT_BLOCKS, i1 = (b + 1) * n / FIT_BLOCKS;
+                double sum = 0;
+                for (size_t k = i0; k < i1; k++)
+                    sum += res[k];
+                mean[b] = sum / (double)(i1 - i0);
+                grand += mean[b] / FIT_BLOCKS;
+                worst = fmax(worst, fabs(mean[b]));
+            }
+            for (size_t b = 0; b < FIT_BLOCKS; b++) {
+                den += (mean[b] - grand) * (mean[b] - grand);
+                if (b + 1 < FIT_BLOCKS)
+                    num += (mean[b + 1] - mean[b]) * (mean[b + 1] - mean[b]);
+            }
+        }
+        /* the sensor's own noise from its successive differences, which
+         * no model enters: residuals five times larger (autocorrelated
+         * noise of 0.95 gives 4.5) are more than noise */
+        double d2 = 0;
+        size_t nd = 0;
+        for (size_t r = 0; r < w->nruns; r++) {
+            const struct irun *run = w->r[r];
+            double last = NAN;
+            for (size_t k = 0; k < run->n; k++) {
+                double y = run->y[i * run->n + k];
+                if (isnan(y))
+                    continue;
+                if (!isnan(last)) {
+                    d2 += (y - last) * (y - last);
+                    nd++;
+                }
+                last = y;
+            }
+        }
+        double noise = nd ? sqrt(d2 / (double)nd / 2) : NAN;
+        if ((den > 0 && num / den < 0.6 && worst > 0.5 * m->rmse[i]) ||
+            (noise > 0 && m->rmse[i] > 5 * noise)) {
+            m->lack_of_fit[i] = 1;
+            flags |= TB_IDENT_LACK_OF_FIT;
+        }
+    }
+    free(pos);
+    free(v);
+    free(nz);
+    free(res);
+    return flags;
+}
+
 static int covariance(struct work *w, tb_ident_model *m, double z)
 {
-    size_t nu = w->nu, ns = w->ns, nm = w->nm, p = w->p;
-    size_t *pos = malloc(ns * p * sizeof *pos);
-    size_t P = nm;
+    size_t nu = w->nu, ns = w->ns, nm = w->nm, p = w->p, P;
+    size_t *pos = joint_positions(w, &P);
     int rc = -1;
     if (!pos)
         return -1;
-    for (size_t i = 0; i < ns; i++)
-        for (size_t a = 0; a < p; a++) {
-            double v = w->coef[i * p + a];
-            pos[i * p + a] = (v != 0 || w->free_var[a]) ? P++ : (size_t)-1;
-        }
     gsl_matrix *I = gsl_matrix_calloc(P, P), *Mt = gsl_matrix_calloc(P, P),
                *T = gsl_matrix_alloc(P, P), *H = gsl_matrix_alloc(P, P);
     double *v = malloc(P * sizeof *v), *sigma2 = malloc(ns * sizeof *sigma2), res;
@@ -792,6 +891,7 @@ void tb_ident_model_clear(tb_ident_model *m)
     free(m->steady);
     free(m->rmse);
     free(m->rest);
+    free(m->lack_of_fit);
     memset(m, 0, sizeof *m);
 }
 
@@ -815,7 +915,9 @@ int ident_model_alloc(tb_ident_model *m, size_t nu, size_t ns, size_t nm,
     m->steady = calloc(ns * nu, sizeof *m->steady);
     m->rmse = calloc(ns, sizeof *m->rmse);
     m->rest = calloc(ns, sizeof *m->rest);
-    if (!m->inputs || !m->sensors || !m->gain || !m->steady || !m->rmse || !m->rest)
+    m->lack_of_fit = calloc(ns, sizeof *m->lack_of_fit);
+    if (!m->inputs || !m->sensors || !m->gain || !m->steady || !m->rmse || !m->rest ||
+        !m->lack_of_fit)
         return -1;
     for (size_t u = 0; u < nu; u++)
         if (!(m->inputs[u] = copy_name(inputs ? inputs[u] : "input")))
@@ -1213,6 +1315,7 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
         m->flags |= TB_IDENT_NO_CI;
     else
         m->flags |= insignificant_modes(m);
+    m->flags |= lack_of_fit(w, m);
     if (how == TB_IDENT_HELD_OUT && isfinite(hold[chosen - 1])) {
         double fit = 0;
         for (size_t i = 0; i < ns; i++)

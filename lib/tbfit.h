@@ -1136,8 +1136,10 @@ enum tb_ident_flag {
     TB_IDENT_NO_CI = 1 << 3,         /* the covariance is singular */
     TB_IDENT_NO_PREDICTION = 1 << 4, /* held-out runs predicted far worse
                                         (over 1.5x) than the fit's rmse */
+    TB_IDENT_LACK_OF_FIT = 1 << 5,   /* a sensor's residuals have structure
+                                        (lack_of_fit says which) */
 };
-#define TB_IDENT_FLAG_LAST TB_IDENT_NO_PREDICTION
+#define TB_IDENT_FLAG_LAST TB_IDENT_LACK_OF_FIT
 
 /* "tau_at_bound", … ; and one sentence saying what it means. */
 const char *tb_ident_flag_name(unsigned flag);
@@ -1162,6 +1164,7 @@ typedef struct tb_ident_model {
     int above_ambient;     /* the runs' ambient column was taken off */
     double *rmse;          /* per sensor, °C, over the runs fitted (NaN:
                               not known) */
+    int *lack_of_fit;      /* per sensor: its residuals have structure */
     size_t nruns, npoints; /* runs, and sensor values fitted */
     double duration;       /* of the longest run, s */
     double level;
