@@ -583,48 +583,74 @@ static void jacobian_next(struct jacobian *jc, size_t k)
     }
 }
 
-/* The Newey–West meat of the scores: each row's score is the sum over
- * its sensors of their Jacobian rows times residual over variance (the
- * sensors of a row share its noise in part), the lags by Andrews' AR(1)
- * plug-in on the residuals, each run a sequence of its own.  Into M
- * (P × P, zeroed).  0, or -1. */
-static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_matrix *M)
+/* The Newey–West meats of the scores, as tb-fit's HAC intervals: each
+ * row's score is the sum over its sensors of their Jacobian rows times
+ * residual over variance (the sensors of a row share its noise in part),
+ * each run a sequence of its own.  Into M with the lags by Andrews' AR(1)
+ * plug-in on the residuals; into W the scores prewhitened by the
+ * residuals' pooled AR(1) ρ, recoloured by 1/(1 − ρ)² (Andrews and
+ * Monahan 1992), which holds better under strong autocorrelation.  Both
+ * P × P, zeroed.  0, or -1. */
+static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_matrix *M,
+                    gsl_matrix *W)
 {
     const struct work *w = jc->w;
-    size_t ns = w->ns, total = 0, L = 0;
-    double *v = malloc(P * sizeof *v), *g = malloc(P * sizeof *g), res;
-    size_t *nz = malloc(P * sizeof *nz);
+    size_t ns = w->ns, total = 0, L = 0, Lw = 0;
+    double *v = malloc(P * sizeof *v), *g = malloc(3 * P * sizeof *g), res, c0 = 0, c1 = 0;
+    double *gw = g ? g + P : NULL, *prev = g ? g + 2 * P : NULL;
+    size_t *nz = malloc(P * sizeof *nz), *start = NULL;
     gsl_vector *r = NULL;
-    struct newey_west nw = {0};
+    struct newey_west nw = {0}, nww = {0};
     int rc = -1;
     for (size_t q = 0; q < w->nruns; q++)
         total += w->r[q]->n;
-    if (!v || !g || !nz || !(r = gsl_vector_alloc(total)))
+    if (!v || !g || !nz || !(r = gsl_vector_alloc(total)) ||
+        !(start = malloc((w->nruns + 1) * sizeof *start)))
         goto out;
-    /* the lags: the longest any sensor's residuals want */
-    for (size_t i = 0; i < ns; i++) {
-        size_t n = 0;
-        for (size_t q = 0; q < w->nruns; q++) {
-            jacobian_start(jc, q);
-            for (size_t k = 0; k < jc->run->n; k++) {
-                if (!isnan(jc->run->y[i * jc->run->n + k])) {
-                    jacobian_row(jc, i, k, v, nz, &res);
-                    gsl_vector_set(r, n++, res);
+    /* the lags: the longest any sensor's residuals want; ρ pooled */
+    for (int pass = 0; pass < 2; pass++) {
+        double rho = c0 > 0 ? fmin(fmax(c1 / c0, -0.97), 0.97) : 0;
+        for (size_t i = 0; i < ns; i++) {
+            size_t n = 0;
+            for (size_t q = 0; q < w->nruns; q++) {
+                start[q] = n;
+                jacobian_start(jc, q);
+                for (size_t k = 0; k < jc->run->n; k++) {
+                    if (!isnan(jc->run->y[i * jc->run->n + k])) {
+                        jacobian_row(jc, i, k, v, nz, &res);
+                        gsl_vector_set(r, n++, res);
+                    }
+                    jacobian_next(jc, k);
                 }
-                jacobian_next(jc, k);
+            }
+            start[w->nruns] = n;
+            /* first pass: raw residuals; second: whitened by ρ */
+            for (size_t q = 0; q < w->nruns; q++)
+                for (size_t k = start[q + 1]; k-- > start[q];) {
+                    double x = gsl_vector_get(r, k), before = k > start[q] ? gsl_vector_get(r, k - 1) : 0;
+                    if (pass == 0) {
+                        c0 += x * x;
+                        c1 += x * before;
+                    } else {
+                        gsl_vector_set(r, k, x - rho * before);
+                    }
+                }
+            if (n >= 8) {
+                gsl_vector_view rv = gsl_vector_subvector(r, 0, n);
+                size_t l = fit_hac_lags(&rv.vector);
+                size_t *most = pass == 0 ? &L : &Lw;
+                *most = l > *most ? l : *most;
             }
         }
-        if (n >= 8) {
-            gsl_vector_view rv = gsl_vector_subvector(r, 0, n);
-            size_t l = fit_hac_lags(&rv.vector);
-            L = l > L ? l : L;
-        }
     }
-    if (newey_west_start(&nw, P, L) < 0)
+    double rho = c0 > 0 ? fmin(fmax(c1 / c0, -0.97), 0.97) : 0, f = 1 / ((1 - rho) * (1 - rho));
+    if (newey_west_start(&nw, P, L) < 0 || newey_west_start(&nww, P, Lw) < 0)
         goto out;
     for (size_t q = 0; q < w->nruns; q++) {
         jacobian_start(jc, q);
         newey_west_restart(&nw);
+        newey_west_restart(&nww);
+        memset(prev, 0, P * sizeof *prev);
         for (size_t k = 0; k < jc->run->n; k++) {
             memset(g, 0, P * sizeof *g);
             int any = 0;
@@ -636,27 +662,31 @@ static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_mat
                     g[nz[a]] += v[a] * res / sigma2[i];
                 any = 1;
             }
-            if (any)
+            if (any) {
+                for (size_t a = 0; a < P; a++) {   /* prewhitened: gₖ − ρ·gₖ₋₁ */
+                    gw[a] = g[a] - rho * prev[a];
+                    prev[a] = g[a];
+                }
                 newey_west_add(&nw, g, M, 1);
+                newey_west_add(&nww, gw, W, f);
+            }
             jacobian_next(jc, k);
         }
     }
     newey_west_finish(M);
+    newey_west_finish(W);
     rc = 0;
 out:
     free(v);
     free(g);
     free(nz);
+    free(start);
     free(nw.A);
+    free(nww.A);
     gsl_vector_free(r);
     return rc;
 }
 
-/* The joint covariance of (log τ, each sensor's non-zero coefficients):
- * the larger, entry by entry on the diagonal, of the plain one from the
- * rows' Jacobian (each sensor weighted by its residual variance) and the
- * sandwich around the Newey–West meat, which holds under autocorrelated
- * noise; fills M's intervals.  0, or -1 (singular: no intervals). */
 /* Each sensor's coefficients in the joint parameter vector after the nm
  * log τ: the gains not at their bound 0, the offsets and initial states;
  * -1 for the others.  The count into *P.  NULL when memory runs out. */
@@ -760,6 +790,21 @@ static unsigned lack_of_fit(struct work *w, tb_ident_model *m)
     return flags;
 }
 
+/* The variance of the sum of the N parameters AT under each of the three
+ * covariances COV, the largest. */
+static double largest_variance(const gsl_matrix *const *cov, const size_t *at, size_t n)
+{
+    double most = 0;
+    for (int c = 0; c < 3; c++) {
+        double v = 0;
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = 0; b < n; b++)
+                v += gsl_matrix_get(cov[c], at[a], at[b]);
+        most = fmax(most, v);
+    }
+    return most;
+}
+
 static int covariance(struct work *w, tb_ident_model *m, double z)
 {
     size_t nu = w->nu, ns = w->ns, nm = w->nm, p = w->p, P;
@@ -768,11 +813,12 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
     if (!pos)
         return -1;
     gsl_matrix *I = gsl_matrix_calloc(P, P), *Mt = gsl_matrix_calloc(P, P),
-               *T = gsl_matrix_alloc(P, P), *H = gsl_matrix_alloc(P, P);
+               *Wt = gsl_matrix_calloc(P, P), *T = gsl_matrix_alloc(P, P),
+               *H = gsl_matrix_alloc(P, P), *H2 = gsl_matrix_alloc(P, P);
     double *v = malloc(P * sizeof *v), *sigma2 = malloc(ns * sizeof *sigma2), res;
     size_t *nz = malloc(P * sizeof *nz);
     struct jacobian jc = {.w = w, .pos = pos};
-    if (!I || !Mt || !T || !H || !v || !sigma2 || !nz)
+    if (!I || !Mt || !Wt || !T || !H || !H2 || !v || !sigma2 || !nz)
         goto out;
     for (size_t i = 0; i < ns; i++) {
         size_t k = 0;
@@ -797,7 +843,7 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
             jacobian_next(&jc, k);
         }
     }
-    if (hac_meat(&jc, sigma2, P, Mt) < 0)
+    if (hac_meat(&jc, sigma2, P, Mt, Wt) < 0)
         goto out;
     /* scaled to unit diagonal before Cholesky: the τ and gain blocks
      * differ by orders of magnitude */
@@ -817,27 +863,22 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
         for (size_t b = 0; b < P; b++)
             I->data[a * I->tda + b] *= d[a] * d[b];
     free(d);
-    /* the sandwich I⁻¹ M I⁻¹; where it is the larger, its row and column
-     * replace the plain one's (so that sums of gains keep their
-     * covariances) */
+    /* the sandwiches I⁻¹ M I⁻¹ and I⁻¹ W I⁻¹; each quantity (a τ, a gain,
+     * a sum of gains) takes the largest of its three variances */
     gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, I, Mt, 0.0, T);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, I, 0.0, H);
-    for (size_t a = 0; a < P; a++) {
-        double f = sqrt(fmax(1, gsl_matrix_get(H, a, a) / gsl_matrix_get(I, a, a)));
-        for (size_t b = 0; b < P; b++) {
-            I->data[a * I->tda + b] *= f;
-            I->data[b * I->tda + a] *= f;
-        }
-    }
+    gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, I, Wt, 0.0, T);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, I, 0.0, H2);
+    const gsl_matrix *cov[3] = {I, H, H2};
     for (size_t j = 0; j < nm; j++) {
-        double se = sqrt(gsl_matrix_get(I, j, j));
+        size_t at[1] = {j};
+        double se = sqrt(largest_variance(cov, at, 1));
         m->tau[j].lo = w->tau[j] * exp(-z * se);
         m->tau[j].hi = w->tau[j] * exp(z * se);
     }
     for (size_t i = 0; i < ns; i++)
         for (size_t u = 0; u < nu; u++) {
-            double var = 0;
-            int any = 0;
+            size_t at[TB_IDENT_MAX_MODES], n = 0;
             for (size_t j = 0; j < nm; j++) {
                 size_t a = pos[i * p + gain_col(w, u, j)];
                 tb_estimate *g = &m->gain[(i * nu + u) * nm + j];
@@ -846,20 +887,16 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
                     g->hi = NAN;
                     continue;
                 }
-                any = 1;
-                double se = sqrt(gsl_matrix_get(I, a, a));
+                at[n++] = a;
+                double se = sqrt(largest_variance(cov, &a, 1));
                 g->lo = fmax(0, g->value - z * se);
                 g->hi = g->value + z * se;
-                for (size_t j2 = 0; j2 < nm; j2++) {
-                    size_t b = pos[i * p + gain_col(w, u, j2)];
-                    if (b != (size_t)-1)
-                        var += gsl_matrix_get(I, a, b);
-                }
             }
-            tb_estimate *s = &m->steady[i * nu + u];
-            if (any) {
-                s->lo = fmax(0, s->value - z * sqrt(fmax(var, 0)));
-                s->hi = s->value + z * sqrt(fmax(var, 0));
+            tb_estimate *st = &m->steady[i * nu + u];
+            if (n) {
+                double se = sqrt(largest_variance(cov, at, n));
+                st->lo = fmax(0, st->value - z * se);
+                st->hi = st->value + z * se;
             }
         }
     rc = 0;
@@ -870,8 +907,10 @@ out:
     free(nz);
     gsl_matrix_free(I);
     gsl_matrix_free(Mt);
+    gsl_matrix_free(Wt);
     gsl_matrix_free(T);
     gsl_matrix_free(H);
+    gsl_matrix_free(H2);
     return rc;
 }
 

@@ -1182,8 +1182,10 @@ typedef struct tb_ident_model {
  * variable projection from the best basins of a grid over the search
  * range; gains by non-negative least squares; intervals from the joint
  * covariance of log τ and the gains, each sensor its own variance: the
- * larger of the plain one and the Newey–West sandwich (Bartlett, lags by
- * Andrews' AR(1) plug-in), which holds under autocorrelated noise.  0, or -1 with a one-line message (a constant input, more
+ * largest of the plain one and two sandwiches, around the Newey–West sum
+ * of the scores (Bartlett, lags by Andrews' AR(1) plug-in) and around the
+ * same of the scores prewhitened by the residuals' AR(1), which hold
+ * under autocorrelated noise.  0, or -1 with a one-line message (a constant input, more
  * modes than the rows carry, …).  Release with tb_ident_model_clear().
  */
 int tb_ident_fit(const tb_ident_run *runs, size_t nruns, const char *const *inputs,
