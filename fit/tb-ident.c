@@ -506,64 +506,51 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
            "their discrete form at dt = %g s\n", dt);
 }
 
+/* One row of the CSV report: QUANTITY, SENSOR and INPUT (NULL: empty),
+ * MODE (0: none), the estimate E (or a value alone) and UNIT. */
+static void csv_row(const char *quantity, const char *sensor, const char *input, size_t mode,
+                    double value, double lo, double hi, const char *unit)
+{
+    printf("%s,", quantity);
+    if (sensor)
+        tb_csv_write_string(stdout, sensor);
+    putchar(',');
+    if (input)
+        tb_csv_write_string(stdout, input);
+    putchar(',');
+    if (mode)
+        printf("%zu", mode);
+    putchar(',');
+    tb_csv_number(stdout, value);
+    putchar(',');
+    tb_csv_number(stdout, lo);
+    putchar(',');
+    tb_csv_number(stdout, hi);
+    printf(",%s\n", unit);
+}
+
 static void print_csv(const tb_ident_model *m, const struct check *c, size_t nc)
 {
     size_t nu = m->ninputs, ns = m->nsensors, nm = m->nmodes;
     puts("quantity,sensor,input,mode,value,lo,hi,unit");
-    for (size_t j = 0; j < nm; j++) {
-        printf("tau,,,%zu,", j + 1);
-        tb_csv_number(stdout, m->tau[j].value);
-        putchar(',');
-        tb_csv_number(stdout, m->tau[j].lo);
-        putchar(',');
-        tb_csv_number(stdout, m->tau[j].hi);
-        puts(",s");
-    }
+    for (size_t j = 0; j < nm; j++)
+        csv_row("tau", NULL, NULL, j + 1, m->tau[j].value, m->tau[j].lo, m->tau[j].hi, "s");
     for (size_t i = 0; i < ns; i++) {
+        const char *name = m->sensors[i];
         for (size_t u = 0; u < nu; u++) {
-            for (size_t j = 0; j <= nm; j++) {
-                const tb_estimate *e = j < nm ? &m->gain[(i * nu + u) * nm + j]
-                                              : &m->steady[i * nu + u];
-                printf("%s,", j < nm ? "gain" : "steady_gain");
-                tb_csv_write_string(stdout, m->sensors[i]);
-                putchar(',');
-                tb_csv_write_string(stdout, m->inputs[u]);
-                if (j < nm)
-                    printf(",%zu,", j + 1);
-                else
-                    printf(",,");
-                tb_csv_number(stdout, e->value);
-                putchar(',');
-                tb_csv_number(stdout, e->lo);
-                putchar(',');
-                tb_csv_number(stdout, e->hi);
-                puts(",K/unit");
+            for (size_t j = 0; j < nm; j++) {
+                const tb_estimate *e = &m->gain[(i * nu + u) * nm + j];
+                csv_row("gain", name, m->inputs[u], j + 1, e->value, e->lo, e->hi, "K/unit");
             }
+            const tb_estimate *e = &m->steady[i * nu + u];
+            csv_row("steady_gain", name, m->inputs[u], 0, e->value, e->lo, e->hi, "K/unit");
         }
-        printf("rest,");
-        tb_csv_write_string(stdout, m->sensors[i]);
-        printf(",,,");
-        tb_csv_number(stdout, m->rest[i]);
-        printf(",,,%s\n", m->above_ambient ? "°C above ambient" : "°C");
-        printf("rmse,");
-        tb_csv_write_string(stdout, m->sensors[i]);
-        printf(",,,");
-        tb_csv_number(stdout, m->rmse[i]);
-        puts(",,,°C");
+        csv_row("rest", name, NULL, 0, m->rest[i], NAN, NAN,
+                m->above_ambient ? "°C above ambient" : "°C");
+        csv_row("rmse", name, NULL, 0, m->rmse[i], NAN, NAN, "°C");
         for (size_t k = 0; k < nc; k++) {
-            printf("validation_rmse,");
-            tb_csv_write_string(stdout, m->sensors[i]);
-            putchar(',');
-            tb_csv_write_string(stdout, c[k].run);
-            printf(",,");
-            tb_csv_number(stdout, c[k].rmse[i]);
-            printf(",,,°C\nvalidation_worst,");
-            tb_csv_write_string(stdout, m->sensors[i]);
-            putchar(',');
-            tb_csv_write_string(stdout, c[k].run);
-            printf(",,");
-            tb_csv_number(stdout, c[k].worst[i]);
-            puts(",,,°C");
+            csv_row("validation_rmse", name, c[k].run, 0, c[k].rmse[i], NAN, NAN, "°C");
+            csv_row("validation_worst", name, c[k].run, 0, c[k].worst[i], NAN, NAN, "°C");
         }
     }
     for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1)

@@ -11,6 +11,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 
+#include "output_file.h"
 #include "tbfit.h"
 
 /* How one input moves over time (--input NAME=PROFILE). */
@@ -59,6 +60,12 @@ void model_settings_free(struct model_settings *ms);
  * seeds the random ones (each input its own sequence).  0, or -1. */
 int model_bind(struct model_settings *ms, const tb_ident_model *m, unsigned long seed,
                char *err, size_t errlen);
+
+/* A run's file for -o PATH (standard output for NULL or "-"), written
+ * whole or not at all, its first line written; NULL, said, when it
+ * cannot be made.  Then its end: an exit status, said when not 0. */
+FILE *sim_run_begin(struct tb_output_file *out, const char *path);
+int sim_run_end(struct tb_output_file *out, FILE *f);
 
 /* The noise, quantum and sampling of a run (tb-sim's run options). */
 struct run_settings {
