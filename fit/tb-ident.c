@@ -236,10 +236,9 @@ static void runs_free(struct runs *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Read the N PATHS and take their columns.  0, or an exit status. */
-static int read_runs(char *const *paths, size_t n, const struct settings *s,
-                     const char *const *inputs, size_t ninputs, const char *const *sensors,
-                     size_t nsensors, struct runs *r)
+/* Read the N PATHS (each once: "-" is standard input).  0, or an exit
+ * status. */
+static int read_runs(char *const *paths, size_t n, struct runs *r)
 {
     char err[TB_ERRMAX];
     r->run = calloc(n, sizeof *r->run);
@@ -254,13 +253,22 @@ static int read_runs(char *const *paths, size_t n, const struct settings *s,
             fprintf(stderr, "tb-ident: %s\n", err);
             return TB_EXIT_INPUT;
         }
+    }
+    return 0;
+}
+
+/* The runs' rows of the named columns.  0, or an exit status. */
+static int extract_runs(struct runs *r, const struct settings *s, const char *const *inputs,
+                        size_t ninputs, const char *const *sensors, size_t nsensors)
+{
+    char err[TB_ERRMAX];
+    for (size_t k = 0; k < r->n; k++)
         if (tb_ident_run_extract(r->run[k], inputs, ninputs, sensors, nsensors, s->ambient,
                                  s->from, s->to > 0 ? s->to : INFINITY, &r->data[k], err,
                                  sizeof err) < 0) {
             fprintf(stderr, "tb-ident: %s\n", err);
             return TB_EXIT_INPUT;
         }
-    }
     return 0;
 }
 
@@ -744,28 +752,24 @@ int main(int argc, char **argv)
             goto out;
         }
         /* the names from the first run: the model's, and every run's */
-        tb_run *first = tb_run_read(paths.v[0], NULL, err, sizeof err);
-        if (!first) {
-            fprintf(stderr, "tb-ident: %s\n", err);
+        if ((status = read_runs(paths.v, paths.n, &fit)) != 0)
             goto out;
-        }
-        int st = column_names(first, s.inputs, s.ninputs, "--input", &inputs, &ninputs);
+        int st = column_names(fit.run[0], s.inputs, s.ninputs, "--input", &inputs, &ninputs);
         if (!st)
-            st = s.nsensors ? column_names(first, s.sensors, s.nsensors, "--sensor", &sensors,
-                                           &nsensors)
-                            : default_sensors(first, &s, &sensors, &nsensors);
-        tb_run_free(first);
+            st = s.nsensors ? column_names(fit.run[0], s.sensors, s.nsensors, "--sensor",
+                                           &sensors, &nsensors)
+                            : default_sensors(fit.run[0], &s, &sensors, &nsensors);
         if (st) {
             status = st;
             goto out;
         }
+        status = TB_EXIT_INPUT;
         if (ninputs > TB_IDENT_MAX_INPUTS || nsensors > TB_IDENT_MAX_SENSORS) {
             fprintf(stderr, "tb-ident: at most %d inputs and %d sensors (%zu and %zu named)\n",
                     TB_IDENT_MAX_INPUTS, TB_IDENT_MAX_SENSORS, ninputs, nsensors);
             goto out;
         }
-        if ((status = read_runs(paths.v, paths.n, &s, inputs, ninputs, sensors, nsensors,
-                                &fit)) != 0)
+        if ((status = extract_runs(&fit, &s, inputs, ninputs, sensors, nsensors)) != 0)
             goto out;
         if (tb_ident_fit(fit.data, fit.n, inputs, ninputs, sensors, nsensors, &s.opt, &m, err,
                          sizeof err) < 0) {
@@ -784,8 +788,9 @@ int main(int argc, char **argv)
             status = TB_EXIT_INPUT;
             goto out;
         }
-        if ((status = read_runs(vpaths.v, vpaths.n, &vs, (const char *const *)m.inputs,
-                                m.ninputs, (const char *const *)m.sensors, m.nsensors, &held)) != 0)
+        if ((status = read_runs(vpaths.v, vpaths.n, &held)) != 0 ||
+            (status = extract_runs(&held, &vs, (const char *const *)m.inputs, m.ninputs,
+                                   (const char *const *)m.sensors, m.nsensors)) != 0)
             goto out;
         checks = calloc(held.n, sizeof *checks);
         double ratio;
