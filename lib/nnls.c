@@ -33,7 +33,7 @@ static int subset_solve(const struct problem *pr, const size_t *set, size_t k, g
     gsl_vector_set_zero(z);
     if (k == 0)
         return 0;
-    gsl_vector *x = gsl_vector_alloc(k), *tau = NULL, *res = NULL;
+    gsl_vector *x = gsl_vector_alloc(k), *tau = NULL, *res = NULL, *rhs = NULL;
     gsl_matrix *S = NULL;
     int rc = -1;
     if (!x)
@@ -54,20 +54,20 @@ static int subset_solve(const struct problem *pr, const size_t *set, size_t k, g
             goto out;
     } else {
         S = gsl_matrix_alloc(k, k);
-        tau = gsl_vector_alloc(k);   /* the right-hand side */
-        if (!S || !tau)
+        rhs = gsl_vector_alloc(k);
+        if (!S || !rhs)
             goto out;
         for (size_t i = 0; i < k; i++) {
             for (size_t j = 0; j < k; j++)
                 gsl_matrix_set(S, i, j, gsl_matrix_get(pr->G, set[i], set[j]));
-            gsl_vector_set(tau, i, gsl_vector_get(pr->c, set[i]));
+            gsl_vector_set(rhs, i, gsl_vector_get(pr->c, set[i]));
         }
         /* a whisker of ridge keeps Cholesky going on nearly dependent
          * columns (two modes that merge), far below the data's scale */
         for (size_t i = 0; i < k; i++)
             gsl_matrix_set(S, i, i, gsl_matrix_get(S, i, i) * (1 + 1e-12) + 1e-300);
         if (gsl_linalg_cholesky_decomp1(S) != GSL_SUCCESS ||
-            gsl_linalg_cholesky_solve(S, tau, x) != GSL_SUCCESS)
+            gsl_linalg_cholesky_solve(S, rhs, x) != GSL_SUCCESS)
             goto out;
     }
     for (size_t j = 0; j < k; j++)
@@ -77,6 +77,7 @@ out:
     gsl_vector_free(x);
     gsl_vector_free(tau);
     gsl_vector_free(res);
+    gsl_vector_free(rhs);
     gsl_matrix_free(S);
     return rc;
 }
