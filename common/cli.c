@@ -212,27 +212,7 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
 
 int tb_cli_quantity(const char *s, const char *unit, double *x)
 {
-    static const struct { const char *suffix, *unit; double scale; } units[] = {
-        {"mW", "W", 1e-3}, {"W", "W", 1}, {"°C", "C", 1}, {"C", "C", 1},
-    };
-    size_t len = strlen(s);
-    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
-        size_t sl = strlen(units[u].suffix);
-        if (strcmp(units[u].unit, unit) != 0 || len <= sl || strcmp(s + len - sl, units[u].suffix) != 0)
-            continue;
-        char num[64];
-        if (len - sl >= sizeof num)
-            return -1;
-        memcpy(num, s, len - sl);
-        num[len - sl] = '\0';
-        if (!strchr("0123456789+-.", num[0]))
-            return 0;   /* a name that ends so, such as a column's */
-        if (tb_cli_number(num, x) < 0 || !isfinite(*x))
-            return -1;
-        *x *= units[u].scale;
-        return 1;
-    }
-    return 0;
+    return tb_quantity_parse(s, strcmp(unit, "C") == 0 ? "°C" : unit, x);
 }
 
 int tb_cli_quantity_or_number(const char *s, const char *unit, double *x)

@@ -62,10 +62,10 @@ int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen);
 int tb_cli_push(const char ***v, size_t *n, const char *s);
 
 /* S as a number with the unit UNIT ("W" or "C"), the way tbkit's options
- * and plans write quantities: "2.5W", "2500mW", "23C", "23°C".  1 with *X
- * in W or °C, 0 when S has no such unit, -1 when it has and is not a
- * finite number of it.  A name that ends in the unit ("CPU_C") is not a
- * quantity: 0. */
+ * and plans write quantities: "2.5W", "2500mW", "23C", "23°C"; see
+ * tb_quantity_parse().  1 with *X in W or °C, 0 when S has no such unit,
+ * -1 when it has and is not a finite number of it.  A name that ends in
+ * the unit ("CPU_C") is not a quantity: 0. */
 int tb_cli_quantity(const char *s, const char *unit, double *x);
 
 /* As tb_cli_quantity(), or a plain number of the unit ("2.5", "85"); 0 with

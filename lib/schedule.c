@@ -65,23 +65,13 @@ static const char *word(const char *p, char *buf, size_t size)
     return p;
 }
 
+/* A window's value: a number of W, or a power with its unit ("2500mW"). */
 static int parse_value(const char *s, double *x)
 {
-    char buf[64];
-    size_t n = strlen(s);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
-    memcpy(buf, s, n + 1);
-    if (n > 1 && buf[n - 1] == 'W' && buf[n - 2] == 'm') {   /* 2500mW */
-        buf[n - 2] = '\0';
-        if (tb_number_parse(buf, n - 2, x) != TB_NUMBER_OK)
-            return -1;
-        *x /= 1000;
-        return isfinite(*x) ? 0 : -1;
-    }
-    if (buf[n - 1] == 'W')
-        buf[--n] = '\0';
-    return tb_number_parse(buf, n, x) == TB_NUMBER_OK && isfinite(*x) ? 0 : -1;
+    int rc = tb_quantity_parse(s, "W", x);
+    if (rc == 0)
+        rc = tb_number_parse(s, strlen(s), x) == TB_NUMBER_OK && isfinite(*x) ? 1 : -1;
+    return rc == 1 ? 0 : -1;
 }
 
 int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s, char *err,

@@ -178,6 +178,13 @@ ssize_t tb_run_select_all(const tb_run *run, const char *const *specs, size_t ns
  * Unknown units map to themselves with factor 1. */
 const char *tb_unit_normalise(const char *raw, double *scale);
 
+/* S as a quantity in UNIT ("W", "°C"): a number and a unit that
+ * tb_unit_normalise() takes to UNIT ("2.5W", "2500mW", "500µW", "23°C";
+ * "23C" for °C too).  1 with *X in UNIT; 0 when S ends in no such unit or
+ * is a name that ends in one ("CPU_C"); -1 when the number is not a
+ * finite one. */
+int tb_quantity_parse(const char *s, const char *unit, double *x);
+
 /* ------------------------------------------------------------------ */
 /* Column summaries                                                    */
 /* ------------------------------------------------------------------ */

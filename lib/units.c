@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "tbfit.h"
@@ -43,4 +44,31 @@ const char *tb_unit_normalise(const char *raw, double *scale)
     }
     *scale = 1;
     return raw;
+}
+
+int tb_quantity_parse(const char *s, const char *unit, double *x)
+{
+    /* the unit is what follows the number's last digit, point or sign */
+    size_t end = strlen(s);
+    while (end > 0 && !strchr("0123456789.+-", s[end - 1]))
+        end--;
+    const char *suffix = s + end;
+    while (*suffix == ' ')
+        suffix++;
+    double scale;   /* 1 for "C", which is no unit of a sensor's */
+    const char *to = tb_unit_normalise(suffix, &scale);
+    int celsius = strcmp(unit, "°C") == 0 && strcmp(suffix, "C") == 0;   /* "23C" */
+    if (end == 0 || (strcmp(to, unit) != 0 && !celsius))
+        return 0;
+    if (!strchr("0123456789+-.", s[0]))
+        return 0;   /* a name that ends so, such as a column's */
+    char num[64];
+    if (end >= sizeof num)
+        return -1;
+    memcpy(num, s, end);
+    num[end] = '\0';
+    if (tb_number_parse(num, end, x) != TB_NUMBER_OK || !isfinite(*x))
+        return -1;
+    *x *= scale;
+    return 1;
 }

@@ -291,6 +291,22 @@ static void test_units_and_summary(void)
     ok(strcmp(tb_unit_normalise("ops/s", &scale), "ops/s") == 0 && scale == 1,
        "unknown units are kept");
 
+    /* quantities as options and schedules write them */
+    static const struct { const char *s, *unit; int rc; double x; } q[] = {
+        {"2.5W", "W", 1, 2.5},     {"2500mW", "W", 1, 2.5},  {"500µW", "W", 1, 5e-4},
+        {"500uW", "W", 1, 5e-4},   {"1e3mW", "W", 1, 1},     {"4 W", "W", 1, 4},
+        {"23C", "°C", 1, 23},      {"-5°C", "°C", 1, -5},    {"85000m°C", "°C", 1, 85},
+        {"2.5", "W", 0, 0},        {"CPU_C", "°C", 0, 0},    {"P_W", "W", 0, 0},
+        {"W", "W", 0, 0},          {"2.5Hz", "W", 0, 0},     {"23C", "W", 0, 0},
+        {"1..2W", "W", -1, 0},     {"1e999W", "W", -1, 0},   {"-W", "W", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
+        double x = 0;
+        int rc = tb_quantity_parse(q[i].s, q[i].unit, &x);
+        ok(rc == q[i].rc && (rc != 1 || fabs(x - q[i].x) <= 1e-12 * fabs(q[i].x)),
+           "\"%s\" in %s: %d, %g (want %d, %g)", q[i].s, q[i].unit, rc, x, q[i].rc, q[i].x);
+    }
+
     tb_run *run = read_text("time/s,a\n0,4\n1,1\n3,7\n4,\n5,nan\n6,3\n");
     tb_column_summary s;
     ok(run && tb_column_summarise(tb_run_column(run, 1), &s) == 0, "summary");
