@@ -8,7 +8,6 @@
 #define TB_FIT_INTERNAL_H
 
 #include <gsl/gsl_matrix.h>
-#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
 #include "tbfit.h"
@@ -32,10 +31,6 @@ struct vp {
     double theta_lo, theta_hi;
     double tau[TB_FIT_MAX_ORDER];   /* where the workspace was solved */
     int solved;
-    /* the trust-region solver's workspace, made at the first refinement
-     * and reused by the others (each start re-initialises it) */
-    gsl_multifit_nlinear_workspace *trust;
-    gsl_vector *u;
     int quick;   /* a comparison only: one final refinement, fewer iterations */
 };
 

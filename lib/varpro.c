@@ -67,8 +67,6 @@ void vp_free(struct vp *vp)
         gsl_vector_free(s->d);
     }
     free(vp->s);
-    gsl_multifit_nlinear_free(vp->trust);
-    gsl_vector_free(vp->u);
     free(vp);
 }
 
@@ -481,27 +479,26 @@ static int refine(struct vp *vp, const double *tau0, double *tau, double *rss,
                   int *converged, size_t max_iter, double xtol)
 {
     size_t n = vp->n;
+    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
     gsl_multifit_nlinear_fdf fdf = {
         .f = residual_f, .df = residual_df, .fvv = NULL,
         .n = vp->mtot, .p = n, .params = vp,
     };
+    params.trs = gsl_multifit_nlinear_trs_lm;
+    params.scale = gsl_multifit_nlinear_scale_more;
+    /* J has at most 4 columns: the normal equations (n × n) are far cheaper
+     * than a QR of the m × n J, and the modified Cholesky factorisation
+     * stays defined when two τ merge and JᵀJ turns singular. */
+    params.solver = gsl_multifit_nlinear_solver_mcholesky;
 
-    if (!vp->trust) {
-        gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
-        params.trs = gsl_multifit_nlinear_trs_lm;
-        params.scale = gsl_multifit_nlinear_scale_more;
-        /* J has at most 4 columns: the normal equations (n × n) are far
-         * cheaper than a QR of the m × n J, and the modified Cholesky
-         * factorisation stays defined when two τ merge and JᵀJ turns
-         * singular. */
-        params.solver = gsl_multifit_nlinear_solver_mcholesky;
-        vp->trust = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, vp->mtot, n);
-        vp->u = gsl_vector_alloc(n);
-        if (!vp->trust || !vp->u)
-            return GSL_ENOMEM;
+    gsl_multifit_nlinear_workspace *w =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, vp->mtot, n);
+    gsl_vector *u = gsl_vector_alloc(n);
+    if (!w || !u) {
+        gsl_multifit_nlinear_free(w);
+        gsl_vector_free(u);
+        return GSL_ENOMEM;
     }
-    gsl_multifit_nlinear_workspace *w = vp->trust;
-    gsl_vector *u = vp->u;
     for (size_t j = 0; j < n; j++)
         gsl_vector_set(u, j, u_of(vp, log(tau0[j])));
 
@@ -521,6 +518,8 @@ static int refine(struct vp *vp, const double *tau0, double *tau, double *rss,
         status = vp_solve(vp, tau);
         *rss = vp_rss(vp);
     }
+    gsl_multifit_nlinear_free(w);
+    gsl_vector_free(u);
     return status;
 }
 
