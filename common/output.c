@@ -6,6 +6,8 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -131,8 +133,28 @@ void tb_json_string(FILE *f, const char *s)
 
 void tb_json_number(FILE *f, double x)
 {
-    if (isfinite(x))
-        fprintf(f, "%.10g", x);
-    else
+    if (!isfinite(x)) {
         fputs("null", f);
+        return;
+    }
+    /* the fewest digits, from 15, that read back as X: exact, and a 0.1
+     * is written 0.1, not 0.10000000000000001 */
+    char buf[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    fputs(buf, f);
+}
+
+void tb_json_estimate(FILE *f, const tb_estimate *e)
+{
+    fputs("{\"value\": ", f);
+    tb_json_number(f, e->value);
+    fputs(", \"lo\": ", f);
+    tb_json_number(f, e->lo);
+    fputs(", \"hi\": ", f);
+    tb_json_number(f, e->hi);
+    fputc('}', f);
 }

@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include "tbfit.h"
+
 /* Characters S takes on a terminal (UTF-8 code points, not bytes). */
 size_t tb_display_width(const char *s);
 
@@ -46,7 +48,11 @@ void tb_csv_number(FILE *f, double x);
 /* S as a JSON string, or null when S is NULL. */
 void tb_json_string(FILE *f, const char *s);
 
-/* X as a JSON number, or null when it is not finite. */
+/* X as a JSON number that reads back as X, or null when it is not
+ * finite. */
 void tb_json_number(FILE *f, double x);
+
+/* E as {"value": …, "lo": …, "hi": …}. */
+void tb_json_estimate(FILE *f, const tb_estimate *e);
 
 #endif

@@ -18,25 +18,6 @@ static void csv_number(FILE *f, double x)
         fprintf(f, "%.17g", x);
 }
 
-static void json_number(FILE *f, double x)
-{
-    if (isfinite(x))
-        fprintf(f, "%.17g", x);
-    else
-        fputs("null", f);
-}
-
-static void json_estimate(FILE *f, const tb_estimate *e)
-{
-    fputs("{\"value\": ", f);
-    json_number(f, e->value);
-    fputs(", \"lo\": ", f);
-    json_number(f, e->lo);
-    fputs(", \"hi\": ", f);
-    json_number(f, e->hi);
-    fputc('}', f);
-}
-
 /* The results file's row, by libtbfit's own writer. */
 static int report_csv(FILE *f, const tb_analysed_column *c, int max_order)
 {
@@ -78,7 +59,7 @@ static void json_thermal_flags(FILE *f, unsigned flags)
 static void json_field(FILE *f, const char *key, double x)
 {
     fprintf(f, ", \"%s\": ", key);
-    json_number(f, x);
+    tb_json_number(f, x);
 }
 
 /* The network, and the sustainable power when there is one. */
@@ -96,16 +77,16 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     json_field(f, "T_start", th->t_start);
     json_field(f, "start_drift", th->start_drift);
     fputs(",\n   \"R_th\": ", f);
-    json_estimate(f, &th->r_th);
+    tb_json_estimate(f, &th->r_th);
     fputs(", \"R_ja\": ", f);
-    json_estimate(f, &th->r_ja);
+    tb_json_estimate(f, &th->r_ja);
     for (int ladder = 0; ladder < 2; ladder++) {
         fputs(ladder ? ",\n   \"cauer\": [" : ",\n   \"foster\": [", f);
         for (size_t j = 0; j < th->n; j++) {
             fputs(j ? ", {\"R\": " : "{\"R\": ", f);
-            json_estimate(f, ladder ? &th->cauer_r[j] : &th->foster_r[j]);
+            tb_json_estimate(f, ladder ? &th->cauer_r[j] : &th->foster_r[j]);
             fputs(", \"C\": ", f);
-            json_estimate(f, ladder ? &th->cauer_c[j] : &th->foster_c[j]);
+            tb_json_estimate(f, ladder ? &th->cauer_c[j] : &th->foster_c[j]);
             fputc('}', f);
         }
         fputc(']', f);
@@ -116,14 +97,14 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     if (r->c->spectrum) {
         const tb_spectrum *sp = r->c->spectrum;
         fputs(",\n  \"spectrum\": {\"lambda\": ", f);
-        json_number(f, sp->lambda);
+        tb_json_number(f, sp->lambda);
         json_field(f, "R_total", sp->r_total);
         json_field(f, "resolved_lo_s", sp->resolved_lo);
         json_field(f, "resolved_hi_s", sp->resolved_hi);
         fputs(", \"peaks\": [", f);
         for (size_t k = 0; k < sp->npeaks; k++) {
             fputs(k ? ", {\"tau\": " : "{\"tau\": ", f);
-            json_number(f, sp->peak_tau[k]);
+            tb_json_number(f, sp->peak_tau[k]);
             json_field(f, "R", sp->peak_r[k]);
             fputc('}', f);
         }
@@ -134,14 +115,14 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     if (!su)
         return;
     fputs(",\n  \"sustainable\": {\"trip\": ", f);
-    json_number(f, su->trip);
+    tb_json_number(f, su->trip);
     json_field(f, "idle_temp", su->idle_temp);
     fputs(", \"power_W\": ", f);
-    json_estimate(f, &su->power);
+    tb_json_estimate(f, &su->power);
     json_field(f, "at_power_W", su->at_power);
     json_field(f, "switch_on", su->switch_on);
     fputs(", \"time_to_trip_s\": ", f);
-    json_estimate(f, &su->time_to_trip);
+    tb_json_estimate(f, &su->time_to_trip);
     tb_ipa_constants k;
     if (tb_ipa_constants_compute(su->power.value, su->trip, su->switch_on, &k) == 0)
         fprintf(f, ", \"sustainable_power_mW\": %u, \"k_po\": %u, \"k_pu\": %u, \"k_i\": %u",
@@ -171,51 +152,51 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     fputs(", \"status\": \"ok\", \"unit\": ", f);
     tb_json_string(f, c->column->unit ? c->column->unit : "");
     fprintf(f, ", \"order\": %d, \"points\": %zu, \"duration_s\": ", fit->order, s->n);
-    json_number(f, s->duration);
+    tb_json_number(f, s->duration);
     fputs(", \"rss\": ", f);
-    json_number(f, fit->rss);
+    tb_json_number(f, fit->rss);
     fputs(", \"rmse\": ", f);
-    json_number(f, fit->rmse);
+    tb_json_number(f, fit->rmse);
     fprintf(f, ", \"startup_samples\": %zu, \"dof\": %zu, \"level\": ", c->startup, fit->dof);
-    json_number(f, r->level);
+    tb_json_number(f, r->level);
     fputs(", \"ci\": ", f);
     tb_json_string(f, tb_ci_method_name(fit->ci));
     fprintf(f, ", \"ci_lags\": %zu, \"ci_failed\": %zu", fit->ci_lags, fit->ci_failed);
     fputs(", \"ambient\": ", f);
     tb_json_string(f, r->ambient);
     fputs(",\n  \"T_inf\": ", f);
-    json_estimate(f, &s->t_inf);
+    tb_json_estimate(f, &s->t_inf);
     fputs(",\n  \"terms\": [", f);
     for (int j = 0; j < fit->order; j++) {
         fputs(j ? ",\n   {" : "\n   {", f);
         fputs("\"label\": ", f);
         tb_json_string(f, r->labels ? r->labels[j] : NULL);
         fputs(", \"k\": ", f);
-        json_estimate(f, &s->k[j]);
+        tb_json_estimate(f, &s->k[j]);
         fputs(", \"tau\": ", f);
-        json_estimate(f, &fit->tau[j]);
+        tb_json_estimate(f, &fit->tau[j]);
         fputc('}', f);
     }
     fputs("],\n  \"settle_s\": ", f);
-    json_number(f, c->settle);
+    tb_json_number(f, c->settle);
     fputs(", \"tolerance\": ", f);
-    json_number(f, r->tolerance);
+    tb_json_number(f, r->tolerance);
     fputs(", \"ops_per_s\": ", f);
-    json_number(f, c->ops_per_s);
+    tb_json_number(f, c->ops_per_s);
     fputs(", \"throttled_since_s\": ", f);
-    json_number(f, c->throttled_since);
+    tb_json_number(f, c->throttled_since);
     fputs(", \"throttled_by\": ", f);
     tb_json_string(f, isfinite(c->throttled_since) ? c->throttled_by : NULL);
     fputs(", \"remaining\": ", f);
-    json_number(f, s->remaining);
+    tb_json_number(f, s->remaining);
     fputs(", \"next_order_T_inf\": ", f);
-    json_number(f, s->order_t_inf);
+    tb_json_number(f, s->order_t_inf);
     fputs(", \"misfit\": ", f);
-    json_number(f, s->misfit);
+    tb_json_number(f, s->misfit);
     fputs(", \"misfit_from_s\": ", f);
-    json_number(f, s->misfit_from);
+    tb_json_number(f, s->misfit_from);
     fputs(", \"misfit_to_s\": ", f);
-    json_number(f, s->misfit_to);
+    tb_json_number(f, s->misfit_to);
     fputs(", \"flags\": ", f);
     json_flags(f, fit->flags);
     if (c->thermal)
@@ -515,23 +496,23 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
         fputs(", \"column\": ", f);
         tb_json_string(f, column);
         fputs(", \"tolerance\": ", f);
-        json_number(f, tolerance);
+        tb_json_number(f, tolerance);
         fputs(", \"level\": ", f);
-        json_number(f, level);
+        tb_json_number(f, level);
         fputs(", \"T_inf\": ", f);
-        json_estimate(f, &rl->t_inf);
+        tb_json_estimate(f, &rl->t_inf);
         fputs(", \"settle_s\": ", f);
-        json_number(f, rl->settle);
+        tb_json_number(f, rl->settle);
         fputs(", \"run_length_s\": ", f);
-        json_number(f, rl->shortest);
+        tb_json_number(f, rl->shortest);
         fputs(",\n  \"prefixes\": [", f);
         for (size_t k = 0; k < rl->nprefix; k++) {
             const tb_prefix *p = &rl->prefix[k];
             fputs(k ? ",\n   {" : "\n   {", f);
             fputs("\"length_s\": ", f);
-            json_number(f, p->length);
+            tb_json_number(f, p->length);
             fprintf(f, ", \"points\": %zu, \"ok\": %s, \"T_inf\": ", p->n, p->ok ? "true" : "false");
-            json_estimate(f, &p->t_inf);
+            tb_json_estimate(f, &p->t_inf);
             fprintf(f, ", \"within\": %s, \"flags\": ", p->within ? "true" : "false");
             json_flags(f, p->flags);
             fputc('}', f);

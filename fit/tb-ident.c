@@ -572,17 +572,6 @@ static void print_csv(const tb_ident_model *m, const struct check *c, size_t nc)
         }
 }
 
-static void json_estimate(const tb_estimate *e)
-{
-    printf("{\"value\": ");
-    tb_json_number(stdout, e->value);
-    printf(", \"lo\": ");
-    tb_json_number(stdout, e->lo);
-    printf(", \"hi\": ");
-    tb_json_number(stdout, e->hi);
-    putchar('}');
-}
-
 static void json_matrix(const char *name, const double *a, size_t rows, size_t cols)
 {
     printf("    \"%s\": [", name);
@@ -624,14 +613,14 @@ static int print_json(const tb_ident_model *m, const struct check *c, size_t nc,
                      : m->choice == TB_IDENT_AICC ? "aicc" : "given");
     for (size_t j = 0; j < nm; j++) {
         printf(j ? ", " : "");
-        json_estimate(&m->tau[j]);
+        tb_json_estimate(stdout, &m->tau[j]);
     }
     printf("],\n  \"steady_gain\": [");
     for (size_t i = 0; i < ns; i++) {
         printf("%s[", i ? ", " : "");
         for (size_t u = 0; u < nu; u++) {
             printf(u ? ", " : "");
-            json_estimate(&m->steady[i * nu + u]);
+            tb_json_estimate(stdout, &m->steady[i * nu + u]);
         }
         putchar(']');
     }
@@ -642,7 +631,7 @@ static int print_json(const tb_ident_model *m, const struct check *c, size_t nc,
             printf("%s[", u ? ", " : "");
             for (size_t j = 0; j < nm; j++) {
                 printf(j ? ", " : "");
-                json_estimate(&m->gain[(i * nu + u) * nm + j]);
+                tb_json_estimate(stdout, &m->gain[(i * nu + u) * nm + j]);
             }
             putchar(']');
         }
