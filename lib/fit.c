@@ -629,10 +629,16 @@ static int fit_fill(tb_fit *fit, const struct vp *vp, const tb_series *s,
     return 0;
 }
 
+/* How much lower the next order's AICc must be for it to count: a
+ * likelihood ratio of e⁵. */
+#define NEXT_ORDER_AICC 10
+
 /* The fit of tb_fit_series_run(); QUICK for a fit that is only compared
- * with another (the next order), never reported: see vp->quick. */
+ * with another (the next order), never reported: see vp->quick.  A quick
+ * fit whose AICc does not reach below BAR has no intervals (NaN): the
+ * comparison reads them only of a fit that does. */
 static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
-                      tb_fit *fit, int quick, char *err, size_t errlen)
+                      tb_fit *fit, int quick, double bar, char *err, size_t errlen)
 {
     tb_fit_options opt = opt_in ? *opt_in : tb_fit_default_options();
     double tau[TB_FIT_MAX_ORDER];
@@ -670,6 +676,10 @@ static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_i
         fit->flags |= TB_FIT_NO_CONVERGENCE;
     fit->ci = opt.ci;
     fit->level = opt.level;
+    if (quick && !(fit->aicc < bar)) {
+        vp_free(vp);
+        return 0;
+    }
     int ci = opt.ci == TB_CI_BOOTSTRAP ? fit_bootstrap(vp, s, fit, &opt)
                                        : covariance_intervals(vp, s, fit, opt.level, opt.ci);
     if (ci < 0 || fit->dof == 0)
@@ -683,18 +693,18 @@ static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_i
 int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt,
                       tb_fit *fit, char *err, size_t errlen)
 {
-    return fit_series(s, ns, opt, fit, 0, err, errlen);
+    return fit_series(s, ns, opt, fit, 0, INFINITY, err, errlen);
 }
 
 /* Compare FIT (order n) with NEXT (order n + 1 of the same series): see
  * tb_fit_check_order(). */
 static void compare_next_order(tb_fit *fit, const tb_fit *next)
 {
-    /* The next order counts where it is a fit the data support: sound (no
-     * k beyond the data, no merged τ) and clearly better by AICc (by 10:
-     * a likelihood ratio of e⁵), not a term that only follows the noise. */
-    int sound = !(next->flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI)) &&
-                next->aicc < fit->aicc - 10;
+    /* The next order counts where it is a fit the data support: clearly
+     * better by AICc (NEXT_ORDER_AICC), not a term that only follows the
+     * noise, and sound (no k beyond the data, no merged τ). */
+    int sound = next->aicc < fit->aicc - NEXT_ORDER_AICC &&
+                !(next->flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI));
     for (size_t k = 0; k < fit->nseries && k < next->nseries; k++) {
         tb_estimate *e = &fit->series[k].t_inf;
         double other = next->series[k].t_inf.value;
@@ -768,7 +778,7 @@ int tb_fit_check_order(const tb_series *s, size_t ns, const tb_fit_options *opt_
     opt.ci = TB_CI_HAC;   /* the next order is only compared, never reported */
     opt.tau_min = fit->tau_min;
     opt.tau_max = fit->tau_max;
-    if (fit_series(s, ns, &opt, &next, 1, err, sizeof err) < 0)
+    if (fit_series(s, ns, &opt, &next, 1, fit->aicc - NEXT_ORDER_AICC, err, sizeof err) < 0)
         return strstr(err, "out of memory") ? -1 : 0;
     compare_next_order(fit, &next);
     tb_fit_clear(&next);
