@@ -102,6 +102,17 @@ int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu
                 keep[k] = 1;
         n += keep[k];
     }
+    /* An input holds its value until its next sample: carried over the
+     * whole run before the window is cut, so that the window's first rows
+     * have the value set before it, not the next one. */
+    for (size_t c = 0; c < nu; c++) {
+        double held = NAN, *v = all + c * rows;
+        for (size_t k = 0; k < rows; k++) {
+            if (isnan(v[k]))
+                v[k] = held;
+            held = v[k];
+        }
+    }
     if (n < 3) {
         snprintf(err, errlen, "%s: %zu rows hold the columns asked in the window", out->name,
                  n);
