@@ -55,6 +55,7 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
 /* --- the reader -------------------------------------------------------------- */
 
 struct entry {
+    size_t line;   /* in the file, for messages */
     size_t sensor, input, mode;
     double tau[3], gain[3], steady[2], rest, above, rmse;
 };
@@ -115,6 +116,7 @@ static void on_row(struct csv_file *f, void *ctx)
         r->cap = cap;
     }
     struct entry *e = &r->e[r->n];
+    e->line = f->line;
     e->sensor = name_index(r, 0, cell(f, r, F_SENSOR));
     e->input = name_index(r, 1, cell(f, r, F_INPUT));
     if (e->sensor == (size_t)-1 || e->input == (size_t)-1) {
@@ -171,12 +173,14 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
         return -1;
     }
     int rc = -1;
+    double above = NAN;   /* the file's: every row that gives it, the same */
+    const struct entry *first[TB_IDENT_MAX_SENSORS] = {0};   /* each sensor's first row */
     for (size_t k = 0; k < r->n; k++) {
         const struct entry *e = &r->e[k];
         size_t at = (e->sensor * nu + e->input) * nm + e->mode;
         if (seen[at]++) {
-            snprintf(f->err, f->errlen, "%s: sensor %s, input %s, mode %zu given twice", f->name,
-                     m->sensors[e->sensor], m->inputs[e->input], e->mode + 1);
+            snprintf(f->err, f->errlen, "%s:%zu: sensor %s, input %s, mode %zu given twice",
+                     f->name, e->line, m->sensors[e->sensor], m->inputs[e->input], e->mode + 1);
             goto out;
         }
         if (isnan(m->tau[e->mode].value)) {
@@ -184,13 +188,31 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
             m->tau[e->mode].lo = e->tau[1];
             m->tau[e->mode].hi = e->tau[2];
         } else if (fabs(m->tau[e->mode].value - e->tau[0]) > 1e-9 * e->tau[0]) {
-            snprintf(f->err, f->errlen, "%s: mode %zu has two time constants (%g and %g s); "
-                     "the modes are shared", f->name, e->mode + 1, m->tau[e->mode].value,
-                     e->tau[0]);
+            snprintf(f->err, f->errlen, "%s:%zu: mode %zu has two time constants (%g and %g s); "
+                     "the modes are shared", f->name, e->line, e->mode + 1,
+                     m->tau[e->mode].value, e->tau[0]);
             goto out;
         }
+        /* a sensor's rest and the file's above_ambient are on each of its
+         * rows: they must agree */
+        const struct entry *o = first[e->sensor];
+        if (!o)
+            first[e->sensor] = e;
+        else if (!(o->rest == e->rest || (isnan(o->rest) && isnan(e->rest)))) {
+            snprintf(f->err, f->errlen, "%s:%zu: sensor %s at rest at %g °C, and at %g °C on "
+                     "line %zu", f->name, e->line, m->sensors[e->sensor], e->rest, o->rest,
+                     o->line);
+            goto out;
+        }
+        if (!isnan(e->above) && !isnan(above) && e->above != above) {
+            snprintf(f->err, f->errlen, "%s:%zu: above_ambient %g, and %g on an earlier row",
+                     f->name, e->line, e->above, above);
+            goto out;
+        }
+        if (!isnan(e->above))
+            above = e->above;
         m->rest[e->sensor] = isnan(e->rest) ? 0 : e->rest;
-        m->above_ambient = !(e->above == 0);
+        m->above_ambient = above == 1;
         m->rmse[e->sensor] = e->rmse;
         m->steady[e->sensor * nu + e->input].lo = e->steady[0];
         m->steady[e->sensor * nu + e->input].hi = e->steady[1];
