@@ -78,8 +78,12 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
                       size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    const char *p = spec, *colon = strchr(spec, ':'), *frame = strstr(spec, "frame");
-    if (colon && (!frame || colon < frame)) {
+    /* a name is what comes before a ':', where the first word is not
+     * "frame" itself */
+    const char *p = spec, *colon = strchr(spec, ':'), *first = skip_space(spec);
+    int named = strncmp(first, "frame", 5) != 0 ||
+                !(isspace((unsigned char)first[5]) || first[5] == '\0');
+    if (colon && named) {
         size_t n = (size_t)(colon - spec);
         while (n > 0 && isspace((unsigned char)spec[n - 1]))
             n--;
@@ -124,6 +128,7 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
             return -1;
         }
         sum += s->length[k];
+        char given[TB_IDENT_MAX_INPUTS] = {0};
         for (;;) {
             p = skip_space(p);
             if (*p == ';' || *p == '\0')
@@ -144,6 +149,11 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
                 snprintf(err, errlen, "schedule '%s': window %zu: the model has no input %s%s%s%s",
                          spec, k + 1, w, near ? " (did you mean " : "", near ? near : "",
                          near ? "?)" : "");
+                return -1;
+            }
+            if (given[u]++) {
+                snprintf(err, errlen, "schedule '%s': window %zu: %s is given twice", spec, k + 1,
+                         w);
                 return -1;
             }
             if (parse_value(eq + 1, &s->input[k][u]) < 0) {

@@ -151,6 +151,11 @@ int main(void)
         ok(rc == 0 && sch.nwindows == 2 && strcmp(sch.name, "split") == 0 &&
                sch.input[1][0] == 0.5 && fabs(sch.frame - 0.1) < 1e-12,
            "a schedule parsed%s%s", rc ? ": " : "", rc ? err : "");
+        rc = tb_schedule_parse("my frame: frame 1s; 1s P0=1", &m, &sch, err, sizeof err);
+        ok(rc == 0 && strcmp(sch.name, "my frame") == 0, "a schedule named with 'frame' in it%s%s",
+           rc ? ": " : "", rc ? err : "");
+        rc = tb_schedule_parse("split: frame 100ms; 40ms P0=4W P1=0.5; 60ms P0=500mW P1=4", &m,
+                               &sch, err, sizeof err);
         tb_periodic per;
         ok(tb_ident_periodic(&m, &sch, 0, &per) == 0, "its periodic steady state");
         double x[NU * NM] = {0}, y[NS], u[NU], peak[NS] = {-1e9, -1e9, -1e9}, t = 0;
@@ -174,6 +179,8 @@ int main(void)
             {"frame 100ms; 100ms P0=four", "P0=four is not a number"},
             {"100ms; 100ms P0=4", "it starts with 'frame DURATION'"},
             {"frame 100ms", "no window"},
+            {"frame 100ms; 100ms P0=1 P0=2", "window 1: P0 is given twice"},
+            {"framed 100ms; 100ms P0=1", "it starts with 'frame DURATION', not 'framed'"},
         };
         for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
             rc = tb_schedule_parse(bad[k][0], &m, &sch, err, sizeof err);
