@@ -58,6 +58,7 @@ struct settings {
     double speed;
     const char *metas[16];       /* --meta KEY=VALUE */
     int nmetas;
+    const char *not_for_model;   /* the last option given that --model's runs do not take */
 };
 
 static const char usage_text[] =
@@ -200,6 +201,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             break;
         }
         case O_POWER:
+            s->not_for_model = "--power";
             if (tb_cli_number(optarg, &s->power) < 0 || s->power < 0)
                 return usage_error("--power wants watts, not '%s'", optarg);
             break;
@@ -256,6 +258,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             s->seed = (unsigned long)x;
             break;
         case O_SENSORS:
+            s->not_for_model = "--sensors";
             if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > MAX_SENSORS)
                 return usage_error("--sensors wants 1 to 8, not '%s'", optarg);
             s->sensors = (int)x;
@@ -265,6 +268,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case O_JITTER:
         case O_AMB_EVERY:
         case O_WORK: {
+            if (c == O_JITTER || c == O_AMB_EVERY || c == O_WORK)
+                s->not_for_model = c == O_JITTER ? "--jitter" : c == O_WORK ? "--work"
+                                                                          : "--ambient-every";
             double *dst = c == O_QUANTUM ? &s->quantum : c == O_NOISE ? &s->noise
                         : c == O_JITTER ? &s->jitter_ms : c == O_AMB_EVERY ? &s->ambient_every
                                                                             : &s->work_rate;
@@ -277,15 +283,18 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("--ar wants 0 to below 1, not '%s'", optarg);
             break;
         case O_DROPOUT:
+            s->not_for_model = "--dropout";
             if (tb_cli_number(optarg, &s->dropout) < 0 || !(s->dropout >= 0 && s->dropout < 1))
                 return usage_error("--dropout wants a probability below 1, not '%s'", optarg);
             break;
         case O_DRIFT:
+            s->not_for_model = "--ambient-drift";
             if (tb_cli_number(optarg, &s->drift_per_h) < 0)
                 return usage_error("--ambient-drift wants °C per hour, not '%s'", optarg);
             break;
         case O_SYSFS: s->sysfs = optarg; break;
         case O_META: {
+            s->not_for_model = "--meta";
             const char *eq = strchr(optarg, '=');
             size_t klen = eq ? (size_t)(eq - optarg) : 0;
             if (!eq || klen == 0 || s->nmetas == 16 || strpbrk(optarg, "\r\n") ||
@@ -295,6 +304,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             break;
         }
         case O_SPEED:
+            s->not_for_model = "--speed";
             if (tb_cli_number(optarg, &s->speed) < 0 || !(s->speed > 0))
                 return usage_error("--speed wants a positive number, not '%s'", optarg);
             break;
@@ -319,6 +329,13 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             s->sysfs || s->have_tinf)
             return usage_error("%s", "--model is the whole model: no --term, --tinf, --foster, "
                                "--cauer, --network, --power-onoff, --power-csv or --sysfs with it");
+        if (s->not_for_model)
+            return usage_error("%s is not an option of a --model run (its options: --input, "
+                               "--inputs-csv, --schedule, --steady, --trip, --duration, "
+                               "--period, --noise, --ar, --quantum, --ambient, --seed, -o)",
+                               s->not_for_model);
+        if (isfinite(s->model.trip) && !s->steady)
+            return usage_error("%s", "--trip is for --steady's table: a run has no trip point");
         if (s->steady && !s->model.nschedules)
             return usage_error("%s", "--steady with --model wants a --schedule (or several)");
         if (s->steady && s->output)
