@@ -22,6 +22,13 @@
 
 /* --- input profiles ----------------------------------------------------- */
 
+double sim_ar_noise(double last, double ar, double sd, gsl_rng *rng)
+{
+    if (isnan(last))   /* the first: drawn from the stationary distribution */
+        return gsl_ran_gaussian(rng, sd);
+    return ar * last + gsl_ran_gaussian(rng, sd) * sqrt(1 - ar * ar);
+}
+
 int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, char *err,
                          size_t errlen)
 {
@@ -34,11 +41,16 @@ int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, ch
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
+    int first = 1;   /* the first line that is no comment may be a header */
     while (fgets(line, sizeof line, f)) {
         double a, b;
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0' || (lineno == 1 && !strchr("0123456789.-+", line[0])))
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        int header = first && !strchr("0123456789.-+", line[0]);
+        first = 0;
+        if (header)
             continue;
         char *comma = strchr(line, ',');
         if (comma)
@@ -247,7 +259,9 @@ int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
     struct tb_output_file out;
     size_t nu = m->ninputs, ns = m->nsensors;
     double x[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES] = {0}, y[TB_IDENT_MAX_SENSORS];
-    double noise[TB_IDENT_MAX_SENSORS] = {0}, u[TB_IDENT_MAX_INPUTS], mean[TB_IDENT_MAX_INPUTS];
+    double noise[TB_IDENT_MAX_SENSORS], u[TB_IDENT_MAX_INPUTS], mean[TB_IDENT_MAX_INPUTS];
+    for (size_t i = 0; i < TB_IDENT_MAX_SENSORS; i++)
+        noise[i] = NAN;   /* no reading yet: see sim_ar_noise() */
 
     FILE *f = sim_run_begin(&out, rs->output);
     if (!f)
@@ -291,8 +305,7 @@ int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
         for (size_t k = 0; k < nu; k++)
             fprintf(f, ",%.6g", mean[k]);
         for (size_t i = 0; i < ns; i++) {
-            noise[i] = rs->ar * noise[i] +
-                       gsl_ran_gaussian(rng, rs->noise) * sqrt(1 - rs->ar * rs->ar);
+            noise[i] = sim_ar_noise(noise[i], rs->ar, rs->noise, rng);
             double v = y[i] + noise[i];
             if (rs->quantum > 0)
                 v = round(v / rs->quantum) * rs->quantum;

@@ -43,6 +43,11 @@ struct model_settings {
  * -1 with a message naming the file and line. */
 int model_read_inputs_csv(struct model_settings *ms, const char *path, char *err, size_t errlen);
 
+/* The next value of AR(1) noise of coefficient AR and standard deviation
+ * SD after LAST; the first (LAST NaN) from the stationary distribution, so
+ * that the deviation is SD from the first row on. */
+double sim_ar_noise(double last, double ar, double sd, gsl_rng *rng);
+
 /* "time_s,value" lines (a header and '#' lines skipped), in time order,
  * into *T and *V (*N of them; free() both).  0, or -1 with a message. */
 int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, char *err,

@@ -436,7 +436,7 @@ static double sensor_reading(const struct settings *s, const tb_modes *m, const 
     double v = t0 + sensor_offset(j) + s->drift_per_h * t / 3600;
     for (size_t k = 0; k < m->n; k++)
         v += state[k] * sensor_gain(j);
-    noise[j] = s->ar * noise[j] + gsl_ran_gaussian(rng, s->noise) * sqrt(1 - s->ar * s->ar);
+    noise[j] = sim_ar_noise(noise[j], s->ar, s->noise, rng);
     v += noise[j];
     if (s->quantum > 0)
         v = round(v / s->quantum) * s->quantum;
@@ -500,7 +500,9 @@ static int print_steady(const struct settings *s, const tb_modes *m, double t0)
 static int write_run(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
 {
     struct tb_output_file out;
-    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS] = {0};
+    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS];
+    for (int j = 0; j < MAX_SENSORS; j++)
+        noise[j] = NAN;   /* no reading yet: see sim_ar_noise() */
     double period = s->period_ms / 1000, t = 0, next_amb = s->ambient_every / 2, next_work = 10;
     double work = 0;
 
@@ -614,7 +616,9 @@ static int mkdirs(const char *path)
 static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
 {
     char dir[4096], text[64];
-    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS] = {0}, energy = 0;
+    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS], energy = 0;
+    for (int j = 0; j < MAX_SENSORS; j++)
+        noise[j] = NAN;   /* no reading yet: see sim_ar_noise() */
     double period = s->period_ms / 1000;
     struct sigaction sa = {.sa_handler = on_signal};
 
