@@ -1256,7 +1256,8 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
     if (o.tau_max > 0)
         hi = o.tau_max;
     if (!(hi > 1.5 * lo)) {
-        snprintf(err, errlen, "the τ range %g to %g s is empty", lo, hi);
+        snprintf(err, errlen, "the τ range %g to %g s (--tau-min, --tau-max) holds no search",
+                 lo, hi);
         goto out;
     }
     int first = o.modes ? o.modes : 1, last = o.modes ? o.modes : o.max_modes;
@@ -1276,8 +1277,9 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
         /* the τ's parameters and every sensor's must leave rows over */
         if ((double)(w->p * ns + (size_t)nm) * 2 > (double)rows * (double)ns) {
             if (nm == first) {
-                snprintf(err, errlen, "%d modes need %zu numbers: more than %zu rows carry",
-                         nm, w->p * ns + (size_t)nm, rows);
+                snprintf(err, errlen, "%d modes (--modes) need %zu numbers, more than the "
+                         "runs' %zu rows can tell: fewer modes, or longer runs", nm,
+                         w->p * ns + (size_t)nm, rows);
                 goto out;
             }
             work_free(w);
@@ -1338,8 +1340,12 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
     m->level = o.level;
     m->above_ambient = in[0].ambient != NULL;
     w = work_alloc(rp, nruns, nu, ns, (size_t)chosen);
-    if (!w || !isfinite(work_solve(w, best_tau[chosen - 1]))) {
+    if (!w) {
         snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (!isfinite(work_solve(w, best_tau[chosen - 1]))) {
+        snprintf(err, errlen, "the gains of %d modes could not be solved for", chosen);
         goto out;
     }
     w->lphi = log(lo);
