@@ -26,8 +26,8 @@
 enum format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 struct settings {
-    const char **inputs, **sensors, **validate;
-    size_t ninputs, nsensors, nvalidate;
+    const char **inputs, **sensors, **validate, **averaged;
+    size_t ninputs, nsensors, nvalidate, naveraged;
     const char *ambient, *output, *model;
     double from, to, dt;
     tb_ident_options opt;
@@ -51,6 +51,10 @@ static const char usage_text[] =
     "  -s, --sensor=COLUMN    a sensor: header, name, glob or number; may be\n"
     "                         repeated (default: every °C column but the\n"
     "                         ambient one and constant ones)\n"
+    "      --averaged=COLUMN  an input whose value at a row is its mean over the\n"
+    "                         interval before the row (a power tb-record derives\n"
+    "                         from an energy counter), not a level set at the\n"
+    "                         row; may be repeated\n"
     "  -a, --ambient=COLUMN   the ambient thermometer, taken off every sensor\n"
     "      --from=TIME        use each run from this time (90, 90s, 5min)\n"
     "      --to=TIME          use each run up to this time\n"
@@ -101,10 +105,11 @@ static int push_list(const char ***v, size_t *n, char *arg)
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
     enum { O_FROM = 256, O_TO, O_MAX_MODES, O_TAU_MIN, O_TAU_MAX, O_LEVEL, O_MODEL, O_VALIDATE,
-           O_DT, O_STRICT };
+           O_DT, O_STRICT, O_AVERAGED };
     static const struct option options[] = {
         {"input", required_argument, NULL, 'i'}, {"sensor", required_argument, NULL, 's'},
         {"ambient", required_argument, NULL, 'a'}, {"from", required_argument, NULL, O_FROM},
+        {"averaged", required_argument, NULL, O_AVERAGED},
         {"to", required_argument, NULL, O_TO}, {"modes", required_argument, NULL, 'm'},
         {"max-modes", required_argument, NULL, O_MAX_MODES},
         {"tau-min", required_argument, NULL, O_TAU_MIN},
@@ -123,8 +128,10 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         switch (c) {
         case 'i':
         case 's':
-            if (push_list(c == 'i' ? &s->inputs : &s->sensors,
-                          c == 'i' ? &s->ninputs : &s->nsensors, optarg) < 0) {
+        case O_AVERAGED:
+            if (push_list(c == 'i' ? &s->inputs : c == 's' ? &s->sensors : &s->averaged,
+                          c == 'i' ? &s->ninputs : c == 's' ? &s->nsensors : &s->naveraged,
+                          optarg) < 0) {
                 fputs("tb-ident: out of memory\n", stderr);
                 return TB_EXIT_OUTPUT;
             }
@@ -201,8 +208,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     if (s->opt.tau_min > 0 && s->opt.tau_max > 0 && !(s->opt.tau_max > s->opt.tau_min))
         return usage_error("%s", "--tau-max must be above --tau-min");
     if (s->model) {
-        if (s->ninputs || s->nsensors)
-            return usage_error("%s", "--model names its inputs and sensors: no -i or -s with it");
+        if (s->ninputs || s->nsensors || s->naveraged)
+            return usage_error("%s", "--model names its inputs, how they are timed, and its "
+                               "sensors: no -i, -s or --averaged with it");
         if (!s->nvalidate)
             return usage_error("%s", "--model wants --validate RUN: the runs to predict");
         if (optind < argc)
@@ -259,13 +267,14 @@ static int read_runs(char *const *paths, size_t n, struct runs *r)
 
 /* The runs' rows of the named columns.  0, or an exit status. */
 static int extract_runs(struct runs *r, const struct settings *s, const char *const *inputs,
-                        size_t ninputs, const char *const *sensors, size_t nsensors)
+                        size_t ninputs, const char *const *sensors, size_t nsensors,
+                        unsigned averaged)
 {
     char err[TB_ERRMAX];
     for (size_t k = 0; k < r->n; k++)
         if (tb_ident_run_extract(r->run[k], inputs, ninputs, sensors, nsensors, s->ambient,
-                                 s->from, s->to > 0 ? s->to : INFINITY, &r->data[k], err,
-                                 sizeof err) < 0) {
+                                 averaged, s->from, s->to > 0 ? s->to : INFINITY, &r->data[k],
+                                 err, sizeof err) < 0) {
             fprintf(stderr, "tb-ident: %s\n", err);
             return TB_EXIT_INPUT;
         }
@@ -349,6 +358,30 @@ static int column_names(const tb_run *run, const char *const *specs, size_t n, c
                 return TB_EXIT_OUTPUT;
     }
     return 0;
+}
+
+/* The inputs that --averaged names (in RUN) as a mask over INPUTS into
+ * *MASK.  0, or an exit status, said. */
+static int averaged_inputs(const tb_run *run, const struct settings *s, const char *const *inputs,
+                           size_t ninputs, unsigned *mask)
+{
+    const char **names = NULL;
+    size_t n = 0;
+    int st = column_names(run, s->averaged, s->naveraged, "--averaged", &names, &n);
+    *mask = 0;
+    for (size_t k = 0; !st && k < n; k++) {
+        size_t u = 0;
+        while (u < ninputs && strcmp(inputs[u], names[k]) != 0)
+            u++;
+        if (u == ninputs) {
+            fprintf(stderr, "tb-ident: --averaged %s: not one of the inputs (-i)\n", names[k]);
+            st = TB_EXIT_INPUT;
+        } else {
+            *mask |= 1u << u;
+        }
+    }
+    free_names(names, n);
+    return st;
 }
 
 /* The median sampling period over the runs, for the discrete model. */
@@ -444,6 +477,13 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
     } else {
         printf("model: %zu input%s, %zu sensor%s, %zu mode%s\n", nu, nu == 1 ? "" : "s", ns,
                ns == 1 ? "" : "s", nm, nm == 1 ? "" : "s");
+    }
+    if (m->averaged) {
+        printf("averaged inputs (each row's value over the interval before it):");
+        for (size_t u = 0; u < nu; u++)
+            if ((m->averaged >> u) & 1)
+                printf(" %s", m->inputs[u]);
+        putchar('\n');
     }
     printf("\ntime constants (%d %%):\n", pct);
     for (size_t j = 0; j < nm; j++) {
@@ -642,6 +682,9 @@ static int print_json(const tb_ident_model *m, const struct check *c, size_t nc,
         printf(i ? ", " : "");
         tb_json_number(stdout, m->rest[i]);
     }
+    printf("],\n  \"input_averaged\": [");
+    for (size_t u = 0; u < m->ninputs; u++)
+        printf("%s%s", u ? ", " : "", (m->averaged >> u) & 1 ? "true" : "false");
     printf("],\n  \"above_ambient\": %s,\n  \"rmse_C\": [", m->above_ambient ? "true" : "false");
     for (size_t i = 0; i < ns; i++) {
         printf(i ? ", " : "");
@@ -758,7 +801,9 @@ int main(int argc, char **argv)
                     TB_IDENT_MAX_INPUTS, TB_IDENT_MAX_SENSORS, ninputs, nsensors);
             goto out;
         }
-        if ((status = extract_runs(&fit, &s, inputs, ninputs, sensors, nsensors)) != 0)
+        unsigned averaged;
+        if ((status = averaged_inputs(fit.run[0], &s, inputs, ninputs, &averaged)) != 0 ||
+            (status = extract_runs(&fit, &s, inputs, ninputs, sensors, nsensors, averaged)) != 0)
             goto out;
         if (tb_ident_fit(fit.data, fit.n, inputs, ninputs, sensors, nsensors, &s.opt, &m, err,
                          sizeof err) < 0) {
@@ -766,6 +811,7 @@ int main(int argc, char **argv)
             status = TB_EXIT_INPUT;
             goto out;
         }
+        m.averaged = averaged;
         have_model = 1;
     }
     if (vpaths.n) {
@@ -779,7 +825,7 @@ int main(int argc, char **argv)
         }
         if ((status = read_runs(vpaths.v, vpaths.n, &held)) != 0 ||
             (status = extract_runs(&held, &vs, (const char *const *)m.inputs, m.ninputs,
-                                   (const char *const *)m.sensors, m.nsensors)) != 0)
+                                   (const char *const *)m.sensors, m.nsensors, m.averaged)) != 0)
             goto out;
         checks = calloc(held.n, sizeof *checks);
         double ratio;
@@ -827,5 +873,6 @@ out:
     free(s.inputs);
     free(s.sensors);
     free(s.validate);
+    free(s.averaged);
     return status;
 }

@@ -17,10 +17,11 @@
 #include "tbfit.h"
 
 enum field { F_SENSOR, F_INPUT, F_MODE, F_TAU, F_TAU_LO, F_TAU_HI, F_GAIN, F_GAIN_LO, F_GAIN_HI,
-             F_STEADY, F_STEADY_LO, F_STEADY_HI, F_REST, F_ABOVE, F_RMSE, F_COUNT };
+             F_STEADY, F_STEADY_LO, F_STEADY_HI, F_REST, F_ABOVE, F_RMSE, F_AVERAGED, F_COUNT };
 static const char *const field_names[F_COUNT] = {
     "sensor", "input", "mode", "tau_s", "tau_lo", "tau_hi", "gain_K_per_W", "gain_lo", "gain_hi",
     "steady_K_per_W", "steady_lo", "steady_hi", "rest_C", "above_ambient", "rmse_C",
+    "input_averaged",
 };
 
 int tb_ident_model_write(FILE *f, const tb_ident_model *m)
@@ -47,7 +48,7 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
                 csv_write_number(f, m->rest[i]);
                 fprintf(f, ",%d,", m->above_ambient);
                 csv_write_number(f, m->rmse[i]);
-                fputc('\n', f);
+                fprintf(f, ",%d\n", (m->averaged >> u) & 1);
             }
     return ferror(f) ? -1 : 0;
 }
@@ -57,7 +58,7 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
 struct entry {
     size_t line;   /* in the file, for messages */
     size_t sensor, input, mode;
-    double tau[3], gain[3], steady[2], rest, above, rmse;
+    double tau[3], gain[3], steady[2], rest, above, rmse, averaged;
 };
 
 struct reader {
@@ -134,10 +135,13 @@ static void on_row(struct csv_file *f, void *ctx)
     e->rest = number(f, r, F_REST, 0);
     e->above = number(f, r, F_ABOVE, 0);
     e->rmse = number(f, r, F_RMSE, 0);
+    e->averaged = number(f, r, F_AVERAGED, 0);
     if (f->failed)
         return;
     if (!(isnan(e->above) || e->above == 0 || e->above == 1))
         csv_file_fail(f, "above_ambient %s is not 0 or 1", cell(f, r, F_ABOVE));
+    else if (!(isnan(e->averaged) || e->averaged == 0 || e->averaged == 1))
+        csv_file_fail(f, "input_averaged %s is not 0 or 1", cell(f, r, F_AVERAGED));
     else if (!(mode >= 1 && mode <= TB_IDENT_MAX_MODES && mode == floor(mode)))
         csv_file_fail(f, "mode %s is not 1 to %d", cell(f, r, F_MODE), TB_IDENT_MAX_MODES);
     else if (!(e->tau[0] > 0))
@@ -175,6 +179,7 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
     int rc = -1;
     double above = NAN;   /* the file's: every row that gives it, the same */
     const struct entry *first[TB_IDENT_MAX_SENSORS] = {0};   /* each sensor's first row */
+    const struct entry *first_of_input[TB_IDENT_MAX_INPUTS] = {0};
     for (size_t k = 0; k < r->n; k++) {
         const struct entry *e = &r->e[k];
         size_t at = (e->sensor * nu + e->input) * nm + e->mode;
@@ -211,6 +216,17 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
         }
         if (!isnan(e->above))
             above = e->above;
+        /* an input's timing, the same on each of its rows */
+        const struct entry *oi = first_of_input[e->input];
+        if (!oi)
+            first_of_input[e->input] = e;
+        else if (!(oi->averaged == e->averaged || (isnan(oi->averaged) && isnan(e->averaged)))) {
+            snprintf(f->err, f->errlen, "%s:%zu: input %s is input_averaged %g, and %g on line %zu",
+                     f->name, e->line, m->inputs[e->input], e->averaged, oi->averaged, oi->line);
+            goto out;
+        }
+        if (e->averaged == 1)
+            m->averaged |= 1u << e->input;
         m->rest[e->sensor] = isnan(e->rest) ? 0 : e->rest;
         m->above_ambient = above == 1;
         m->rmse[e->sensor] = e->rmse;

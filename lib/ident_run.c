@@ -62,7 +62,8 @@ static void onto_rows(const tb_column *c, const double *t, size_t n, double *out
 
 int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu,
                          const char *const *sensors, size_t ns, const char *ambient,
-                         double from, double to, tb_ident_run *out, char *err, size_t errlen)
+                         unsigned averaged, double from, double to, tb_ident_run *out,
+                         char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->name = tb_run_source(run);
@@ -102,15 +103,25 @@ int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu
                 keep[k] = 1;
         n += keep[k];
     }
-    /* An input holds its value until its next sample: carried over the
-     * whole run before the window is cut, so that the window's first rows
-     * have the value set before it, not the next one. */
+    /* Each row's input for the interval to the next row, over the whole
+     * run before the window is cut (the window's first rows have the
+     * value set before it): a level holds until its next sample; a mean
+     * over the interval before its row covers the rows since the last. */
     for (size_t c = 0; c < nu; c++) {
-        double held = NAN, *v = all + c * rows;
-        for (size_t k = 0; k < rows; k++) {
-            if (isnan(v[k]))
-                v[k] = held;
-            held = v[k];
+        double carried = NAN, *v = all + c * rows;
+        if (averaged & (1u << c)) {
+            for (size_t k = rows; k-- > 0;) {
+                double here = v[k];
+                v[k] = carried;   /* the first value after row k */
+                if (!isnan(here))
+                    carried = here;
+            }
+        } else {
+            for (size_t k = 0; k < rows; k++) {
+                if (isnan(v[k]))
+                    v[k] = carried;
+                carried = v[k];
+            }
         }
     }
     if (n < 3) {

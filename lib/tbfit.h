@@ -1115,12 +1115,16 @@ typedef struct tb_ident_run {
 
 /* The rows of the columns named INPUTS, SENSORS and AMBIENT (NULL for
  * none) of RUN, as tb_ident_run takes them: every row where one of them
- * has a value, from FROM to TO s.  Allocates the arrays into *OUT (free
- * with tb_ident_run_clear()).  0, or -1 with a message naming the run and
- * the column. */
+ * has a value, from FROM to TO s.  Each input is given for the interval
+ * from its row to the next: its last value before the row, carried over
+ * the whole run, or, for an input of bit u of AVERAGED (a mean over the
+ * interval before its row), its next value.  Allocates the arrays into
+ * *OUT (free with tb_ident_run_clear()).  0, or -1 with a message naming
+ * the run and the column. */
 int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t ninputs,
                          const char *const *sensors, size_t nsensors, const char *ambient,
-                         double from, double to, tb_ident_run *out, char *err, size_t errlen);
+                         unsigned averaged, double from, double to, tb_ident_run *out,
+                         char *err, size_t errlen);
 void tb_ident_run_clear(tb_ident_run *r);   /* NULL is accepted */
 
 typedef struct tb_ident_options {
@@ -1169,6 +1173,10 @@ typedef struct tb_ident_model {
                               input 0, settled (the runs' offsets' mean),
                               above the ambient when above_ambient */
     int above_ambient;     /* the runs' ambient column was taken off */
+    unsigned averaged;     /* bit u: input u's value at a row is its mean
+                              over the interval before the row (a power
+                              from an energy counter), not a level held
+                              from the row on */
     double *rmse;          /* per sensor, °C, over the runs fitted (NaN:
                               not known) */
     int *lack_of_fit;      /* per sensor: its residuals have structure */

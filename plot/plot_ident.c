@@ -146,7 +146,7 @@ int plot_ident(const struct plot_settings *s, const char *path)
     }
     if (tb_ident_run_extract(run, (const char *const *)m.inputs, m.ninputs,
                              (const char *const *)m.sensors, m.nsensors,
-                             m.above_ambient ? s->m.ambient : NULL, s->m.from,
+                             m.above_ambient ? s->m.ambient : NULL, m.averaged, s->m.from,
                              s->m.to > 0 ? s->m.to : INFINITY, &data, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
         goto out;
