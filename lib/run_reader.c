@@ -32,7 +32,7 @@ struct reader {
     size_t line;          /* physical line being fed to libcsv */
     int header_done;
     char **header;        /* cells of the header row while it is read */
-    size_t nheader;
+    size_t nheader, header_cap;
 
     size_t field;         /* index of the next cell in the current row */
     size_t row_line;      /* line the current row started on */
@@ -250,12 +250,16 @@ static void header_finish(struct reader *r)
 
 static void header_cell(struct reader *r, const char *s)
 {
-    char **nh = realloc(r->header, (r->nheader + 1) * sizeof *nh);
-    if (!nh) {
-        fail(r, r->row_line, "out of memory");
-        return;
+    char **nh = r->header;
+    if (r->nheader == r->header_cap) {   /* grown by half, not by one: 10⁵ columns */
+        size_t cap = grown(r->header_cap);
+        if (!(nh = realloc(r->header, cap * sizeof *nh))) {
+            fail(r, r->row_line, "out of memory");
+            return;
+        }
+        r->header = nh;
+        r->header_cap = cap;
     }
-    r->header = nh;
     nh[r->nheader] = s ? strdup(s) : NULL;
     if (s && !nh[r->nheader]) {
         fail(r, r->row_line, "out of memory");
