@@ -217,10 +217,7 @@ int tb_cli_quantity(const char *s, const char *unit, double *x)
 
 int tb_cli_quantity_or_number(const char *s, const char *unit, double *x)
 {
-    int rc = tb_cli_quantity(s, unit, x);
-    if (rc == 0)
-        rc = tb_cli_number(s, x) == 0 && isfinite(*x) ? 1 : -1;
-    return rc == 1 ? 0 : -1;
+    return tb_quantity_or_number_parse(s, strcmp(unit, "C") == 0 ? "°C" : unit, x);
 }
 
 int tb_cli_power_option(const char *arg, const char **column, double *step,

@@ -66,14 +66,6 @@ static const char *word(const char *p, char *buf, size_t size)
 }
 
 /* A window's value: a number of W, or a power with its unit ("2500mW"). */
-static int parse_value(const char *s, double *x)
-{
-    int rc = tb_quantity_parse(s, "W", x);
-    if (rc == 0)
-        rc = tb_number_parse(s, strlen(s), x) == TB_NUMBER_OK && isfinite(*x) ? 1 : -1;
-    return rc == 1 ? 0 : -1;
-}
-
 int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s, char *err,
                       size_t errlen)
 {
@@ -156,7 +148,7 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
                          w);
                 return -1;
             }
-            if (parse_value(eq + 1, &s->input[k][u]) < 0) {
+            if (tb_quantity_or_number_parse(eq + 1, "W", &s->input[k][u]) < 0) {
                 snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is not a number", spec,
                          k + 1, w, eq + 1);
                 return -1;

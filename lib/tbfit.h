@@ -185,6 +185,11 @@ const char *tb_unit_normalise(const char *raw, double *scale);
  * finite one. */
 int tb_quantity_parse(const char *s, const char *unit, double *x);
 
+/* S as a quantity in UNIT, as tb_quantity_parse(), or else as a plain
+ * finite number taken to be in UNIT ("2.5W", "2500mW" or "2.5").  0 with
+ * *X set, -1 otherwise. */
+int tb_quantity_or_number_parse(const char *s, const char *unit, double *x);
+
 /* ------------------------------------------------------------------ */
 /* Column summaries                                                    */
 /* ------------------------------------------------------------------ */

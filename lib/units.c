@@ -72,3 +72,11 @@ int tb_quantity_parse(const char *s, const char *unit, double *x)
     *x *= scale;
     return 1;
 }
+
+int tb_quantity_or_number_parse(const char *s, const char *unit, double *x)
+{
+    int rc = tb_quantity_parse(s, unit, x);
+    if (rc == 0)
+        rc = tb_number_parse(s, strlen(s), x) == TB_NUMBER_OK && isfinite(*x) ? 1 : -1;
+    return rc == 1 ? 0 : -1;
+}

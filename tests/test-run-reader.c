@@ -306,6 +306,17 @@ static void test_units_and_summary(void)
         ok(rc == q[i].rc && (rc != 1 || fabs(x - q[i].x) <= 1e-12 * fabs(q[i].x)),
            "\"%s\" in %s: %d, %g (want %d, %g)", q[i].s, q[i].unit, rc, x, q[i].rc, q[i].x);
     }
+    /* or a plain number, taken to be in the unit asked for */
+    static const struct { const char *s; int rc; double x; } qn[] = {
+        {"2.5W", 0, 2.5}, {"2500mW", 0, 2.5}, {"2.5", 0, 2.5}, {"-1e-3", 0, -1e-3},
+        {"P_W", -1, 0},   {"2.5Hz", -1, 0},   {"1e999", -1, 0}, {"nan", -1, 0}, {"", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof qn / sizeof *qn; i++) {
+        double x = 0;
+        int rc = tb_quantity_or_number_parse(qn[i].s, "W", &x);
+        ok(rc == qn[i].rc && (rc != 0 || x == qn[i].x), "\"%s\" as W or a number: %d, %g",
+           qn[i].s, rc, x);
+    }
 
     tb_run *run = read_text("time/s,a\n0,4\n1,1\n3,7\n4,\n5,nan\n6,3\n");
     tb_column_summary s;
