@@ -323,6 +323,7 @@ struct reader {
     struct csv_row row;       /* the current row */
     tb_result **rows;
     size_t *n;
+    size_t cap;               /* rows allocated: grown by half, not by one */
 };
 
 static void on_cell(void *s, size_t len, void *data)
@@ -442,15 +443,21 @@ static void on_row(int c, void *data)
         free(row.ci_method);
         row.ci_method = NULL;
     }
-    tb_result *nr = short_of_memory ? NULL : realloc(*r->rows, (*r->n + 1) * sizeof *nr);
-    if (!nr) {
+    if (!short_of_memory && *r->n == r->cap) {
+        size_t cap = r->cap < 16 ? 16 : r->cap + r->cap / 2;
+        tb_result *nr = realloc(*r->rows, cap * sizeof *nr);
+        if (nr) {
+            *r->rows = nr;
+            r->cap = cap;
+        }
+    }
+    if (short_of_memory || *r->n == r->cap) {
         tb_result_clear(&row);
         r->failed = 1;
         snprintf(r->err, r->errlen, "%s: out of memory", r->name);
         goto out;
     }
-    *r->rows = nr;
-    nr[(*r->n)++] = row;
+    (*r->rows)[(*r->n)++] = row;
 out:
     csv_row_reset(&r->row);
 }
@@ -472,7 +479,9 @@ int tb_results_read(const char *path, tb_result **rows, size_t *n, char *err, si
 int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *n,
                            char *err, size_t errlen)
 {
-    struct reader r = {.name = name, .err = err, .errlen = errlen, .rows = rows, .n = n};
+    /* the rows already in *ROWS fill what is known of its size */
+    struct reader r = {.name = name, .err = err, .errlen = errlen, .rows = rows, .n = n,
+                       .cap = *n};
     struct csv_parser p;
     char *line = NULL;
     size_t size = 0;
