@@ -20,14 +20,19 @@ struct polyline {
     const char *attr, *attr_end;  /* ' points="' .. past the closing quote */
 };
 
+/* The searches look no further than they must: a sanitizer's strstr()
+ * measures the whole rest of the file at each call, thousands of them. */
 static int parse_polyline(const char *s, struct polyline *p)
 {
     static const char tag[] = "<polyline", attr[] = "points=\"";
     if (strncmp(s, tag, sizeof tag - 1) != 0)
         return -1;
-    const char *end = strstr(s, "/>");
-    const char *a = strstr(s, attr);
-    if (!end || !a || a > end)
+    const char *end = strchr(s, '>');   /* no '>' inside PLplot's attributes */
+    if (!end || end[-1] != '/')
+        return -1;
+    end--;
+    const char *a = memmem(s, (size_t)(end - s), attr, sizeof attr - 1);
+    if (!a)
         return -1;
     const char *q = strchr(a + sizeof attr - 1, '"');
     if (!q || q > end)
@@ -111,7 +116,9 @@ int svg_merge_polylines(const char *path)
     }
     const char *s = in;
     for (;;) {
-        const char *next = strstr(s, "<polyline");
+        const char *next = s;
+        while ((next = strchr(next, '<')) && strncmp(next, "<polyline", 9) != 0)
+            next++;
         struct polyline p, q;
         if (!next || parse_polyline(next, &p) < 0) {
             fputs(s, out);
