@@ -570,38 +570,39 @@ static size_t thin_points(size_t n, const double *x, const double *y, double *tx
     return m;
 }
 
+/* A dot a point, a stroke a hair long with round caps: a marker is text,
+ * and thousands of them spend the figure's time laying out glyphs (and,
+ * in SVG, take 1 kB each).  The stroke has the ink of the bullet it stands
+ * for, measured on the figures of each driver's font. */
+static void draw_dots(size_t n, const double *x, const double *y, double dot)
+{
+    PLFLT wx0, wx1, wy0, wy1, def, ht;
+    plgvpw(&wx0, &wx1, &wy0, &wy1);
+    plgchr(&def, &ht);
+    double hair = (wx1 - wx0) * 1e-4;
+    pllsty(1);
+    plwidth(ht * dot * (vector_text ? 0.55 : 0.37) * 72 / 25.4);
+    for (size_t i = 0; i < n; i++) {
+        double px[2] = {x[i], x[i] + hair}, py[2] = {y[i], y[i]};
+        plline(2, px, py);
+    }
+}
+
 void draw_points(size_t n, const double *x, const double *y, int colour)
 {
     occupy_points(n, x, y, 2);
     plcol0(colour);
     double dot = n > 1000 ? 0.4 : 0.6;   /* in character heights */
-    double *tx = vector_page ? malloc(2 * (n ? n : 1) * sizeof *tx) : NULL;
-    if (!tx) {
-        plschr(0, dot);
-        plstring((PLINT)n, x, y, "•");
-        plschr(0, 1.0);
-        return;
-    }
     /* a vector figure keeps one dot a cell: the same picture in a
-     * fraction of the file */
-    size_t m = thin_points(n, x, y, tx, tx + n);
-    if (vector_text) {
-        /* In SVG a marker is a <text> of 1 kB: a dot is a stroke a hair
-         * long with round caps instead (svg_merge_polylines() makes them
-         * one path) */
-        PLFLT wx0, wx1, wy0, wy1, def, ht;
-        plgvpw(&wx0, &wx1, &wy0, &wy1);
-        plgchr(&def, &ht);
-        double hair = (wx1 - wx0) * 1e-4;
-        pllsty(1);
-        plwidth(ht * dot * 0.55 * 72 / 25.4);   /* a dot as wide as the marker's */
-        for (size_t i = 0; i < m; i++) {
-            double px[2] = {tx[i], tx[i] + hair}, py[2] = {tx[n + i], tx[n + i]};
-            plline(2, px, py);
-        }
+     * fraction of the file (svg_merge_polylines() makes SVG's one path) */
+    double *tx = vector_page ? malloc(2 * (n ? n : 1) * sizeof *tx) : NULL;
+    size_t m = tx ? thin_points(n, x, y, tx, tx + n) : n;
+    const double *px = tx ? tx : x, *py = tx ? tx + n : y;
+    if (vector_text || !vector_page) {
+        draw_dots(m, px, py, dot);
     } else {
         plschr(0, dot);
-        plstring((PLINT)m, tx, tx + n, "•");
+        plstring((PLINT)m, px, py, "•");
         plschr(0, 1.0);
     }
     free(tx);
