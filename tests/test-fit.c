@@ -55,6 +55,23 @@ static int covers(const tb_estimate *e, double truth)
 
 static char err[TB_ERRMAX];
 
+/* TB_QUICK (under valgrind): each statistical check's code runs on a few
+ * curves; the rates over runs, which a few say nothing of, are skipped. */
+static int quick;
+
+static int runs_of(int runs)
+{
+    return quick ? 2 : runs;
+}
+
+#define ok_rate(cond, ...)                                                  \
+    do {                                                                    \
+        if (quick)                                                          \
+            skip("a rate over runs: TB_QUICK (under valgrind) runs too few"); \
+        else                                                                \
+            ok(cond, __VA_ARGS__);                                          \
+    } while (0)
+
 static void test_exact(void)
 {
     static double t[600], y[600];
@@ -148,6 +165,7 @@ static void test_coverage(int order, size_t n, int runs)
     gsl_rng_set(rng, 1234);
     tb_fit_options opt = tb_fit_default_options();
     opt.order = order;
+    runs = runs_of(runs);
     int cover_tinf = 0, cover_tau[3] = {0}, fitted = 0;
     for (int r = 0; r < runs; r++) {
         tb_fit f;
@@ -162,10 +180,10 @@ static void test_coverage(int order, size_t n, int runs)
         tb_fit_clear(&f);
     }
     ok(fitted == runs, "order %d: all %d noisy curves fitted", order, runs);
-    ok(cover_tinf >= runs * 86 / 100 && cover_tinf <= runs, "order %d: T∞ covered %d/%d times",
+    ok_rate(cover_tinf >= runs * 86 / 100 && cover_tinf <= runs, "order %d: T∞ covered %d/%d times",
        order, cover_tinf, runs);
     for (int j = 0; j < order; j++)
-        ok(cover_tau[j] >= runs * 86 / 100, "order %d: τ%d covered %d/%d times", order, j + 1,
+        ok_rate(cover_tau[j] >= runs * 86 / 100, "order %d: τ%d covered %d/%d times", order, j + 1,
            cover_tau[j], runs);
     gsl_rng_free(rng);
 }
@@ -377,7 +395,7 @@ static void test_hac_reference(void)
     tb_fit_clear(&f);
 
     /* Over seeds: the HAC intervals hold, the plain ones do not. */
-    int cover[2] = {0}, tau_cover[2] = {0}, runs = 60;
+    int cover[2] = {0}, tau_cover[2] = {0}, runs = runs_of(60);
     for (int k = 0; k < runs; k++) {
         make_curve(&tr, M, 1, 0.1, 0.9, 0, rng, t, y);
         for (int plain = 0; plain < 2; plain++) {
@@ -389,9 +407,9 @@ static void test_hac_reference(void)
             }
         }
     }
-    ok(cover[0] >= runs * 80 / 100 && tau_cover[0] >= runs * 75 / 100,
+    ok_rate(cover[0] >= runs * 80 / 100 && tau_cover[0] >= runs * 75 / 100,
        "AR(1) 0.9: HAC covers T∞ %d and τ2 %d of %d times", cover[0], tau_cover[0], runs);
-    ok(cover[1] < cover[0] && cover[1] <= runs * 70 / 100,
+    ok_rate(cover[1] < cover[0] && cover[1] <= runs * 70 / 100,
        "where the plain covariance covers T∞ %d times", cover[1]);
     gsl_rng_free(rng);
 }
@@ -405,7 +423,7 @@ static void test_model_checks(void)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     tb_fit_options opt = tb_fit_default_options();
     tb_fit f;
-    int quiet = 0, covered = 0, runs = 20;
+    int quiet = 0, covered = 0, runs = runs_of(20);
 
     /* A power step in the middle of the run, no power column. */
     gsl_rng_set(rng, 3);
@@ -502,9 +520,9 @@ static void test_model_checks(void)
             tb_fit_clear(&f);
         }
     }
-    ok(quiet >= runs * 85 / 100, "clean hours: %d of %d neither extrapolated nor lacking fit",
+    ok_rate(quiet >= runs * 85 / 100, "clean hours: %d of %d neither extrapolated nor lacking fit",
        quiet, runs);
-    ok(covered >= runs * 85 / 100, "and T∞ covered %d of %d times", covered, runs);
+    ok_rate(covered >= runs * 85 / 100, "and T∞ covered %d of %d times", covered, runs);
 
     /* Autocorrelated noise is not lack of fit. */
     struct truth two = {50, 2, {-6, -6}, {50, 400}};
@@ -517,7 +535,7 @@ static void test_model_checks(void)
             tb_fit_clear(&f);
         }
     }
-    ok(quiet >= runs * 90 / 100, "AR(1) 0.5 noise: %d of %d not taken for lack of fit", quiet, runs);
+    ok_rate(quiet >= runs * 90 / 100, "AR(1) 0.5 noise: %d of %d not taken for lack of fit", quiet, runs);
     gsl_rng_free(rng);
 }
 
@@ -602,7 +620,7 @@ static void test_auto_and_degenerate(void)
     static double t3[3600], y3[3600];
     struct truth apart = {60, 2, {-20, -15}, {60, 900}};
     tb_series s3 = {t3, y3, 3600};
-    int accounted = 0, spans = 0, picked2 = 0, runs = 10;
+    int accounted = 0, spans = 0, picked2 = 0, runs = runs_of(10);
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     for (int seed = 1; seed <= runs; seed++) {
         gsl_rng_set(rng, (unsigned long)seed);
@@ -895,8 +913,9 @@ static void test_numeric_robustness(void)
     for (size_t i = 0; i < n; i++)
         y[i] = 50 + (i % 2) * 1e-12;   /* all but constant */
     robust_case("a series that only flickers by 1e-12", t, y, n, 3);
-    make_curve(&tr, 1000000, 0.01, 0.05, 0, 0.1, rng, t, y);
-    robust_case("a million points", t, y, 1000000, 2);
+    size_t big = quick ? 200000 : 1000000;   /* the same code, a fifth of valgrind's time */
+    make_curve(&tr, big, 0.01, 0.05, 0, 0.1, rng, t, y);
+    robust_case(quick ? "200,000 points" : "a million points", t, y, big, 2);
     free(t);
     free(y);
     gsl_rng_free(rng);
@@ -936,6 +955,7 @@ static void test_networks(void)
 
 int main(void)
 {
+    quick = getenv("TB_QUICK") != NULL;
     test_exact();
     test_three_terms();
     test_coverage(1, 600, 100);
