@@ -65,7 +65,6 @@ static const char *word(const char *p, char *buf, size_t size)
     return p;
 }
 
-/* A window's value: a number of W, or a power with its unit ("2500mW"). */
 int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s, char *err,
                       size_t errlen)
 {
@@ -148,6 +147,7 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
                          w);
                 return -1;
             }
+            /* a number of W, or a power with its unit ("2500mW") */
             if (tb_quantity_or_number_parse(eq + 1, "W", &s->input[k][u]) < 0) {
                 snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is not a number", spec,
                          k + 1, w, eq + 1);
