@@ -210,14 +210,20 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
     return 1;
 }
 
+/* The library's name of an option's unit: "C" is °C. */
+static const char *cli_unit(const char *unit)
+{
+    return strcmp(unit, "C") == 0 ? "°C" : unit;
+}
+
 int tb_cli_quantity(const char *s, const char *unit, double *x)
 {
-    return tb_quantity_parse(s, strcmp(unit, "C") == 0 ? "°C" : unit, x);
+    return tb_quantity_parse(s, cli_unit(unit), x);
 }
 
 int tb_cli_quantity_or_number(const char *s, const char *unit, double *x)
 {
-    return tb_quantity_or_number_parse(s, strcmp(unit, "C") == 0 ? "°C" : unit, x);
+    return tb_quantity_or_number_parse(s, cli_unit(unit), x);
 }
 
 int tb_cli_power_option(const char *arg, const char **column, double *step,
