@@ -544,15 +544,18 @@ static void window_edge(struct recorder *r, int64_t now)
 }
 
 /* --cooldown: the benchmark ends here (stopped if it still runs), and the
- * row that says so is written at the moment it did. */
-static void start_cooldown(struct recorder *r)
+ * row that says so is written at the moment it did; that moment, which
+ * the cool-down counts from (a benchmark may take up to 2 s to stop). */
+static int64_t start_cooldown(struct recorder *r)
 {
     r->cooling = 1;
     r->bench_ended = r->bench.pid == 0;
     process_drain(&r->bench, on_benchmark_line, r);
     event_flush(r);
     process_stop(&r->bench, 2000);
-    write_event(r, r->col_running, "0");
+    int64_t end = now_ns();
+    write_event_at(r, r->col_running, "0", end);
+    return end;
 }
 
 /* Sample until the time limit, the benchmark's end or a signal (and with
@@ -602,8 +605,7 @@ static void record(struct recorder *r, const sigset_t *unblocked)
             event_flush(r);
         }
         if ((now >= limit || reaped) && s->cooldown_s > 0 && !r->cooling) {
-            start_cooldown(r);
-            limit = now + (int64_t)(s->cooldown_s * 1e9);
+            limit = start_cooldown(r) + (int64_t)(s->cooldown_s * 1e9);
             last_due = (limit - r->t0_ns) / period;
             continue;
         }
