@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_count, tap_failed;
@@ -72,6 +73,32 @@ is_near(double got, double want, double tol, const char *fmt, ...)
         printf("#   got:  %.17g\n#   want: %.17g (tolerance %g)\n", got, want, tol);
     return pass;
 }
+
+/* TB_QUICK (valgrind runs the tests): the statistical checks run their
+ * code on a few curves; their rates over runs, which a few say nothing
+ * of, are skipped (ok_rate). */
+static inline int tap_quick(void)
+{
+    static int quick = -1;
+    if (quick < 0)
+        quick = getenv("TB_QUICK") != NULL;
+    return quick;
+}
+
+/* RUNS runs of a statistical check, or QUICK of them under TB_QUICK. */
+static inline int runs_of(int runs, int quick)
+{
+    return tap_quick() ? quick : runs;
+}
+
+/* ok() of a rate over runs: skipped under TB_QUICK. */
+#define ok_rate(cond, ...)                                                    \
+    do {                                                                      \
+        if (tap_quick())                                                      \
+            skip("a rate over runs: TB_QUICK (under valgrind) runs too few"); \
+        else                                                                  \
+            ok(cond, __VA_ARGS__);                                            \
+    } while (0)
 
 static inline int tap_done(void)
 {

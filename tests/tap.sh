@@ -84,6 +84,18 @@ tap_done() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tbkit-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# program PATH: the program PATH (DIR/NAME) itself.  In a shared,
+# uninstalled build PATH is libtool's wrapper script, a shell started
+# before each run; the program is DIR/.libs/NAME, which needs the tree's
+# lib/.libs on LD_LIBRARY_PATH.  A static build's PATH is the program.
+program() {
+    if [ -x "${1%/*}/.libs/${1##*/}" ]; then
+        echo "${1%/*}/.libs/${1##*/}"
+    else
+        echo "$1"
+    fi
+}
+
 # TB_MEMCHECK=DIR runs every tool under valgrind memcheck: the tests see a
 # build tree of wrappers, and each run leaves its report in DIR (empty when
 # clean), so the suite's own checks of output and status stay as they are.
@@ -98,8 +110,7 @@ if [ -n "${TB_MEMCHECK:-}" ]; then
     mkdir -p "$TB_MEMCHECK"
     for t in fit/tb-info fit/tb-fit fit/tb-ident compare/tb-compare sim/tb-sim plot/tb-plot report/tb-report record/tb-record record/tb-series load/tb-load; do
         mkdir -p "$tmp/vg/${t%/*}"
-        bin=$real/$t
-        [ -x "$real/${t%/*}/.libs/${t#*/}" ] && bin=$real/${t%/*}/.libs/${t#*/}
+        bin=$(program "$real/$t")
         printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexport LD_LIBRARY_PATH\nexec valgrind -q --fair-sched=yes --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=%s/tests/valgrind.supp --log-file="%s/%s.%%p" "%s" "$@"\n' \
             "$real" "$srcabs" "$TB_MEMCHECK" "${t#*/}" "$bin" >"$tmp/vg/$t"
         chmod +x "$tmp/vg/$t"

@@ -55,23 +55,6 @@ static int covers(const tb_estimate *e, double truth)
 
 static char err[TB_ERRMAX];
 
-/* TB_QUICK (under valgrind): each statistical check's code runs on a few
- * curves; the rates over runs, which a few say nothing of, are skipped. */
-static int quick;
-
-static int runs_of(int runs)
-{
-    return quick ? 2 : runs;
-}
-
-#define ok_rate(cond, ...)                                                  \
-    do {                                                                    \
-        if (quick)                                                          \
-            skip("a rate over runs: TB_QUICK (under valgrind) runs too few"); \
-        else                                                                \
-            ok(cond, __VA_ARGS__);                                          \
-    } while (0)
-
 static void test_exact(void)
 {
     static double t[600], y[600];
@@ -165,7 +148,7 @@ static void test_coverage(int order, size_t n, int runs)
     gsl_rng_set(rng, 1234);
     tb_fit_options opt = tb_fit_default_options();
     opt.order = order;
-    runs = runs_of(runs);
+    runs = runs_of(runs, 2);
     int cover_tinf = 0, cover_tau[3] = {0}, fitted = 0;
     for (int r = 0; r < runs; r++) {
         tb_fit f;
@@ -395,7 +378,7 @@ static void test_hac_reference(void)
     tb_fit_clear(&f);
 
     /* Over seeds: the HAC intervals hold, the plain ones do not. */
-    int cover[2] = {0}, tau_cover[2] = {0}, runs = runs_of(60);
+    int cover[2] = {0}, tau_cover[2] = {0}, runs = runs_of(60, 2);
     for (int k = 0; k < runs; k++) {
         make_curve(&tr, M, 1, 0.1, 0.9, 0, rng, t, y);
         for (int plain = 0; plain < 2; plain++) {
@@ -423,7 +406,7 @@ static void test_model_checks(void)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     tb_fit_options opt = tb_fit_default_options();
     tb_fit f;
-    int quiet = 0, covered = 0, runs = runs_of(20);
+    int quiet = 0, covered = 0, runs = runs_of(20, 2);
 
     /* A power step in the middle of the run, no power column. */
     gsl_rng_set(rng, 3);
@@ -620,7 +603,7 @@ static void test_auto_and_degenerate(void)
     static double t3[3600], y3[3600];
     struct truth apart = {60, 2, {-20, -15}, {60, 900}};
     tb_series s3 = {t3, y3, 3600};
-    int accounted = 0, spans = 0, picked2 = 0, runs = runs_of(10);
+    int accounted = 0, spans = 0, picked2 = 0, runs = runs_of(10, 2);
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     for (int seed = 1; seed <= runs; seed++) {
         gsl_rng_set(rng, (unsigned long)seed);
@@ -913,9 +896,9 @@ static void test_numeric_robustness(void)
     for (size_t i = 0; i < n; i++)
         y[i] = 50 + (i % 2) * 1e-12;   /* all but constant */
     robust_case("a series that only flickers by 1e-12", t, y, n, 3);
-    size_t big = quick ? 200000 : 1000000;   /* the same code, a fifth of valgrind's time */
+    size_t big = tap_quick() ? 200000 : 1000000;   /* the same code, a fifth of valgrind's time */
     make_curve(&tr, big, 0.01, 0.05, 0, 0.1, rng, t, y);
-    robust_case(quick ? "200,000 points" : "a million points", t, y, big, 2);
+    robust_case(tap_quick() ? "200,000 points" : "a million points", t, y, big, 2);
     free(t);
     free(y);
     gsl_rng_free(rng);
@@ -955,7 +938,6 @@ static void test_networks(void)
 
 int main(void)
 {
-    quick = getenv("TB_QUICK") != NULL;
     test_exact();
     test_three_terms();
     test_coverage(1, 600, 100);

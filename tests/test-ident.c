@@ -86,7 +86,7 @@ static const char *const sensors[NS] = {"T0", "T1", "T2"};
 int main(void)
 {
     /* TB_QUICK (under valgrind): shorter runs and settling, the same checks */
-    int quick = getenv("TB_QUICK") != NULL;
+    int quick = tap_quick();
     size_t rows = quick ? 900 : 1800;
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);

@@ -19,7 +19,6 @@
 #include "tbfit.h"
 
 static char err[TB_ERRMAX];
-static int quick;   /* TB_QUICK: memory checks, not statistics (valgrind) */
 
 static int covers(const tb_estimate *e, double truth)
 {
@@ -171,16 +170,12 @@ static void test_recovery(int runs, double phi, enum tb_ci_method ci)
     gsl_rng_free(rng);
     printf("# %s intervals, AR(1) %.1f noise:\n", tb_ci_method_name(ci), phi);
     ok(fitted == runs, "%d of %d runs give a network", fitted, runs);
-    if (quick) {   /* the code paths ran; a cover of a few runs says nothing */
-        for (int k = 0; k < 4; k++)
-            skip("the intervals' cover: TB_QUICK (under valgrind) runs too few");
-        return;
-    }
     /* 95 % intervals; two at once hold at ≥ 90 % when independent */
-    ok(hit_rth >= 0.88 * runs, "R_th within its interval in %d of %d runs", hit_rth, runs);
-    ok(hit_r >= 0.82 * runs, "R1 and R2 both within theirs in %d of %d", hit_r, runs);
-    ok(hit_c >= 0.82 * runs, "C1 and C2 both within theirs in %d of %d", hit_c, runs);
-    ok(hit_cauer >= 0.82 * runs, "Cauer R1 and C2 both within theirs in %d of %d", hit_cauer, runs);
+    ok_rate(hit_rth >= 0.88 * runs, "R_th within its interval in %d of %d runs", hit_rth, runs);
+    ok_rate(hit_r >= 0.82 * runs, "R1 and R2 both within theirs in %d of %d", hit_r, runs);
+    ok_rate(hit_c >= 0.82 * runs, "C1 and C2 both within theirs in %d of %d", hit_c, runs);
+    ok_rate(hit_cauer >= 0.82 * runs, "Cauer R1 and C2 both within theirs in %d of %d", hit_cauer,
+            runs);
 }
 
 static void test_power_step(void)
@@ -412,15 +407,14 @@ static void test_ipa(void)
 
 int main(void)
 {
-    quick = getenv("TB_QUICK") != NULL;
     test_cauer();
     test_derive();
-    int runs = quick ? 3 : 100;
+    int runs = runs_of(100, 3);
     test_recovery(runs, 0, TB_CI_HAC);
     /* Under autocorrelated noise, both ways of finding intervals hold:
      * the HAC's thanks to its prewhitened variance, without which the
      * fast terms' (and T(0)'s, R_th's) covered some 76 % at AR(1) 0.6. */
-    test_recovery(quick ? 2 : 40, 0.6, TB_CI_BOOTSTRAP);
+    test_recovery(runs_of(40, 2), 0.6, TB_CI_BOOTSTRAP);
     test_recovery(runs, 0.6, TB_CI_HAC);
     test_recovery(runs, 0.9, TB_CI_HAC);
     test_power_step();
