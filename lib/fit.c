@@ -501,7 +501,7 @@ static unsigned degeneracy_flags(const tb_fit *fit, const tb_series *s,
         double theta = log(fit->tau[j].value);
         if (theta - vp->theta_lo < margin || vp->theta_hi - theta < margin)
             flags |= TB_FIT_TAU_AT_BOUND;
-        if (j > 0 && fit->tau[j].value < 1.5 * fit->tau[j - 1].value)
+        if (j > 0 && fit->tau[j].value < FIT_MERGED_RATIO * fit->tau[j - 1].value)
             flags |= TB_FIT_TAU_MERGED;
     }
     for (size_t k = 0; k < fit->nseries; k++) {
@@ -708,7 +708,8 @@ static void compare_next_order(tb_fit *fit, const tb_fit *next)
     for (size_t k = 0; k < fit->nseries && k < next->nseries; k++) {
         tb_estimate *e = &fit->series[k].t_inf;
         double other = next->series[k].t_inf.value;
-        fit->series[k].order_t_inf = other;
+        /* a T∞ of a fit that does not count is no answer: not reported */
+        fit->series[k].order_t_inf = sound ? other : NAN;
         if (!sound || !isfinite(other) || (e->lo <= other && other <= e->hi))
             continue;
         fit->flags |= TB_FIT_EXTRAPOLATED;

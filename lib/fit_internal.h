@@ -34,6 +34,9 @@ struct vp {
     int quick;   /* a comparison only: one final refinement, fewer iterations */
 };
 
+/* Two τ closer than this factor are one (TB_FIT_TAU_MERGED). */
+#define FIT_MERGED_RATIO 1.5
+
 struct vp *vp_alloc(const tb_series *series, size_t ns, int order);
 void vp_free(struct vp *vp);
 int vp_solve(struct vp *vp, const double *tau);

@@ -327,8 +327,8 @@ typedef struct tb_fit_series {
     double misfit;                      /* mean residual of the twentieth of
                                            the series that departs most */
     double misfit_from, misfit_to;      /* where: s after the first point */
-    double order_t_inf;                 /* T∞ of the next order, when
-                                           tb_fit_check_order() ran; NaN */
+    double order_t_inf;                 /* T∞ of the next order, where it
+                                           counts (tb_fit_check_order()); NaN */
     double cov[TB_FIT_MAX_PARAMS * TB_FIT_MAX_PARAMS];
     double cov_white[TB_FIT_MAX_PARAMS * TB_FIT_MAX_PARAMS];
                                         /* covariances of its θ (see
@@ -393,12 +393,14 @@ int tb_fit_series_auto(const tb_series *s, size_t nseries,
  * fit order n + 1 and, where it is sound (no k beyond the data, no merged
  * τ) and puts T∞ of a series outside FIT's interval, flag FIT
  * TB_FIT_EXTRAPOLATED and widen that interval to hold the next order's T∞
- * too: the order is then part of the uncertainty.  Each series' next-order
- * T∞ goes to .order_t_inf.  0 (FIT may be changed), or -1 when memory runs
- * out.  Nothing is done at TB_FIT_MAX_ORDER or when the next order cannot
- * be fitted (too few points).  The next order is searched as the chosen
- * one is, but refined from its best start only and for at most 40
- * iterations: a comparison that can understate its gain, never invent it.
+ * too: the order is then part of the uncertainty.  Where the next order
+ * counts (sound and clearly better by AICc), each series' next-order T∞
+ * goes to .order_t_inf (NaN where it does not).  0 (FIT may be changed),
+ * or -1 when memory runs out.  Nothing is done at TB_FIT_MAX_ORDER or when
+ * the next order cannot be fitted (too few points).  The next order is
+ * searched as the chosen one is, but refined from its best start only,
+ * for at most 40 iterations, and not at all where that start has merged
+ * τ: a comparison that can understate its gain, never invent it.
  */
 int tb_fit_check_order(const tb_series *s, size_t nseries, const tb_fit_options *opt,
                        tb_fit *fit);

@@ -552,7 +552,9 @@ static int compare_double(const void *a, const void *b)
  * term converges in 3–20, while a redundant one crawls along the valley
  * of two merging τ, which was 80 % of tb-fit's time at order 3.  Where it
  * stops, its RSS is above the optimum's, so the comparison can only
- * understate what the next order gains, never invent a gain. */
+ * understate what the next order gains, never invent a gain.  A lowest
+ * coarse optimum with merged τ is not refined at all: merged, the next
+ * order never counts (see tb_fit_check_order()). */
 #define QUICK_ITERATIONS 40
 
 /* A thinned copy of the series S (NS of them) into T and Y (caller frees
@@ -576,6 +578,15 @@ static int thin_series(const struct vp *vp, tb_series *out)
             buf[m + i] = s->y[src];
         }
     }
+    return 0;
+}
+
+/* Whether two of the sorted τ are merged (TB_FIT_TAU_MERGED). */
+static int tau_merged(const double *tau, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (tau[j] < FIT_MERGED_RATIO * tau[j - 1])
+            return 1;
     return 0;
 }
 
@@ -671,8 +682,18 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
         int conv;
         if (coarse_done && cand_rss[f] > 1.02 * lowest_rss)
             break;   /* sorted: the rest are further still */
-        int status = refine(vp, cand[f], t, &rss, &conv,
+        int status;
+        if (vp->quick && tau_merged(cand[f], n)) {
+            /* degenerate, so never a next order that counts: solved where
+             * the coarse stage left it, not crawled along its valley */
+            memcpy(t, cand[f], sizeof t);
+            status = vp_solve(vp, t);
+            rss = status == GSL_SUCCESS ? vp_rss(vp) : NAN;
+            conv = 0;
+        } else {
+            status = refine(vp, cand[f], t, &rss, &conv,
                             vp->quick ? QUICK_ITERATIONS : MAX_ITERATIONS, XTOL);
+        }
         if ((status != GSL_SUCCESS && !(vp->quick && status == GSL_EMAXITER)) || !isfinite(rss))
             continue;
         if (rss < best_rss) {
