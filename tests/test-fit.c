@@ -397,8 +397,6 @@ static void test_hac_reference(void)
     gsl_rng_free(rng);
 }
 
-/* The flags that say when the answer misleads: each fires on its case
- * and stays quiet on clean runs. */
 /* Whether NEXT, the fit of the order after F's, counts against F (as
  * tb_fit_check_order() judges: clearly better by AICc and sound). */
 static int next_counts(const tb_fit *f, const tb_fit *next)
@@ -407,6 +405,8 @@ static int next_counts(const tb_fit *f, const tb_fit *next)
            !(next->flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI));
 }
 
+/* The flags that say when the answer misleads: each fires on its case
+ * and stays quiet on clean runs. */
 static void test_model_checks(void)
 {
     enum { M = 3600 };
