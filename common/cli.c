@@ -30,8 +30,8 @@ void tb_model_settings_init(struct tb_model_settings *m)
 {
     /* --from not given (NaN): from the regular sampling, start-up samples
      * left out (tb_startup_samples()); --from 0 keeps them. */
-    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .from = NAN, .to = INFINITY,
-                                    .ambient_temp = NAN};
+    *m = (struct tb_model_settings){.fit = tb_fit_default_options(), .auto_order = 1,
+                                    .from = NAN, .to = INFINITY, .ambient_temp = NAN};
 }
 
 void tb_model_settings_free(struct tb_model_settings *m)
@@ -52,13 +52,20 @@ tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m)
     return o;
 }
 
-const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit)
+const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit,
+                                   size_t i, const char *labels[TB_FIT_MAX_ORDER])
 {
-    if (!fit || fit->flags & TB_FIT_DEGENERATE)
-        return NULL;   /* a physical name on a term the data do not show misleads */
-    if (m->nlabels == fit->order)
-        return m->labels;
-    return m->nlabels == 0 ? tb_default_labels(fit->order) : NULL;
+    for (int j = 0; j < TB_FIT_MAX_ORDER; j++) {
+        labels[j] = NULL;
+        /* a physical name on a term the data do not show misleads */
+        if (!fit || j >= fit->order || fit->flags & TB_FIT_DEGENERATE)
+            continue;
+        if (m->nlabels == fit->order)
+            labels[j] = m->labels[j];
+        else if (m->nlabels == 0)
+            labels[j] = tb_term_label(fit, i, j);
+    }
+    return labels;
 }
 
 struct option *tb_cli_options(const struct option *own)

@@ -22,7 +22,7 @@ enum tb_model_option_id {
 /* What the model options set. */
 struct tb_model_settings {
     tb_fit_options fit;
-    int auto_order;                    /* --order auto */
+    int auto_order;                    /* --order auto, the default */
     const char *ambient;               /* --ambient, as given */
     double ambient_temp;               /* --ambient TEMP: °C; NaN for a column */
     double from, to;                   /* --from, --to: s of the run */
@@ -38,10 +38,12 @@ void tb_model_settings_free(struct tb_model_settings *m);
  * window); the tool adds its columns, work counters and the rest. */
 tb_analysis_options tb_model_analysis_options(const struct tb_model_settings *m);
 
-/* The labels of the terms of FIT: --labels when it gave as many as FIT has
- * terms, tb_default_labels() when it gave none, else NULL; NULL too when
- * FIT is degenerate, whose terms the data do not show. */
-const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit);
+/* The labels of the terms of series I of FIT into LABELS (NULL for a term
+ * without one), and LABELS: --labels when it gave as many as FIT has terms,
+ * tb_term_label()'s physical names when it gave none; none on a degenerate
+ * FIT, whose terms the data do not show. */
+const char *const *tb_model_labels(const struct tb_model_settings *m, const tb_fit *fit,
+                                   size_t i, const char *labels[TB_FIT_MAX_ORDER]);
 
 /* OWN's options followed by the model options, for getopt_long(); free()
  * it.  NULL when memory runs out. */

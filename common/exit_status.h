@@ -22,6 +22,9 @@ enum tb_exit {
     TB_EXIT_OUTPUT = 3,               /* the output could not be written
                                          (full disk, closed pipe), or
                                          memory ran out */
+    TB_EXIT_INCONCLUSIVE = 4,         /* tb-compare, tb-report: done, no
+                                         regression found, but a group
+                                         had too few sound fits to say */
 };
 
 #endif

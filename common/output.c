@@ -158,3 +158,19 @@ void tb_json_estimate(FILE *f, const tb_estimate *e)
     tb_json_number(f, e->hi);
     fputc('}', f);
 }
+
+void tb_left_out_text(FILE *f, const tb_result *const *rows, size_t n, size_t total)
+{
+    enum { NAMED = 8 };   /* a nightly job's log stays readable */
+    fprintf(f, "%zu of %zu fits left out, flagged (--include-flagged keeps them):", n, total);
+    for (size_t i = 0; i < n && i < NAMED; i++) {
+        const tb_result *r = rows[i];
+        fprintf(f, "%s %s of %s (", i ? "," : "", r->column, r->file ? r->file : "?");
+        for (const char *c = r->flags ? r->flags : ""; *c; c++)
+            *c == ';' ? fputs(", ", f) : fputc(*c, f);
+        fputc(')', f);
+    }
+    if (n > NAMED)
+        fprintf(f, " and %zu more", n - NAMED);
+    fputc('\n', f);
+}

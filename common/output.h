@@ -55,4 +55,10 @@ void tb_json_number(FILE *f, double x);
 /* E as {"value": …, "lo": …, "hi": …}. */
 void tb_json_estimate(FILE *f, const tb_estimate *e);
 
+/* "3 of 12 fits left out, flagged (--include-flagged keeps them): DRC_temp
+ * of run3.csv (tau_merged, k_huge), ..." and a newline: the N fits ROWS
+ * that no group's mean or verdict rests on (tb_result_sound()), of TOTAL,
+ * the first few named. */
+void tb_left_out_text(FILE *f, const tb_result *const *rows, size_t n, size_t total);
+
 #endif

@@ -30,6 +30,9 @@ struct compare_settings {
     const char *group_order;       /* --group-order G1,G2,... */
     const char *baseline;
     double threshold, tau_threshold, ops_threshold;
+    int regression;                /* a baseline or a threshold was asked
+                                      for: verdicts are regressions */
+    int include_flagged;           /* --include-flagged */
     enum compare_format format;
     int strict;
     const char *cache;             /* --cache DIR */
@@ -92,6 +95,7 @@ const char *compare_metric_label(int m, int text, char *buf, size_t size);
 
 struct compare_cell {     /* one metric of one group of one column */
     size_t n;
+    size_t nflagged;         /* of them, flagged fits (--include-flagged) */
     double mean, lo, hi, sd; /* lo, hi: the mean's confidence interval */
     double *x;               /* the values; of a τ, their logarithms */
 };
@@ -101,9 +105,14 @@ struct compare_test {     /* one group against the baseline, one metric */
     int metric;
     tb_welch_result w;
     double p_adj;            /* Holm-corrected over every test */
-    const char *verdict;     /* "regression", "improvement", "changed", "" */
+    const char *verdict;     /* "regression", "improvement", "changed",
+                                "higher", "lower", "inconclusive", "" */
     int regression;
+    int inconclusive;        /* too few sound fits to test: no w, no p */
 };
+
+/* The fewest sound fits a group needs for its T∞ to be tested. */
+#define COMPARE_MIN_FITS 2
 
 struct compare_table {
     char **columns;
@@ -116,6 +125,9 @@ struct compare_table {
     size_t ntests;
     int *order_lo, *order_hi;     /* [column]: the fits' orders; τ are
                                      compared only where they agree */
+    const struct compare_row **left_out;  /* flagged fits kept out of the
+                                             statistics, in input order */
+    size_t nleft_out, nfits;      /* of NFITS fits */
 };
 
 /* Columns and groups in order, each metric's values, the tests against
@@ -129,8 +141,17 @@ void compare_table_free(struct compare_table *t);
 const struct compare_cell *compare_cell_at(const struct compare_table *t, size_t c, size_t g,
                                            int m);
 
-/* Whether any test is a regression. */
+/* Whether any test is a regression; the first such test, or NULL. */
 int compare_regressed(const struct compare_table *t);
+const struct compare_test *compare_first_regression(const struct compare_table *t);
+
+/* Whether any group's T∞ could not be tested for too few sound fits. */
+int compare_inconclusive(const struct compare_table *t);
+
+/* Whether R is kept out of the statistics: a fit no verdict may rest on
+ * (tb_result_sound(), with the T∞ threshold as the tolerance), unless
+ * --include-flagged. */
+int compare_left_out(const struct compare_settings *s, const tb_result *r);
 
 /* --- reports (compare_report.c) --- */
 

@@ -46,25 +46,72 @@ static void cell_text(const struct compare_cell *cl, int d, char *out, size_t si
         snprintf(out, size, "%s", cl->n ? e.value : "");
 }
 
-/* The report's last word: one group is not "no regression" but nothing
- * compared (and exit status 2). */
-static const char *verdict_line(const struct compare_table *t)
-{
-    if (t->ngroups < 2)
-        return "nothing compared: one group";
-    return compare_regressed(t) ? "regression found" : "no regression";
-}
-
 /* "+0.99 °C [+0.96, +1.02]": a group's change from the baseline. */
 static void change_text(const struct compare_test *k, char *out, size_t size)
 {
     tb_estimate_text e;
+    if (k->inconclusive) {
+        snprintf(out, size, "not tested");
+        return;
+    }
     int dig = tb_interval_decimals(k->w.diff, k->w.lo, k->w.hi, k->metric == M_TINF ? 2 : 0);
     tb_format_estimate(&e, k->w.diff, k->w.lo, k->w.hi, dig, 1);
     if (k->metric == M_OPS)
         snprintf(out, size, "%s [%s, %s]", e.value, e.lo, e.hi);
     else
         snprintf(out, size, "%s %s [%s, %s]", e.value, unit_of(k->metric), e.lo, e.hi);
+}
+
+/* The report's last word, naming what it rests on: one group is not "no
+ * regression" but nothing compared (and exit status 2); a group with too
+ * few sound fits is inconclusive (exit status 4), never "no regression". */
+static void verdict_line(const struct compare_settings *s, const struct compare_table *t,
+                         char *out, size_t size)
+{
+    const struct compare_test *k = compare_first_regression(t);
+    size_t used = 0;
+    if (t->ngroups < 2) {
+        snprintf(out, size, "nothing compared: one group");
+        return;
+    }
+    if (k) {
+        char buf[32], change[200];
+        change_text(k, change, sizeof change);
+        size_t more = 0;
+        for (size_t i = 0; i < t->ntests; i++)
+            more += t->tests[i].regression && &t->tests[i] != k;
+        used = (size_t)snprintf(out, size, "regression found: %s, %s, %s %s", t->groups[k->group],
+                                t->columns[k->column], compare_metric_label(k->metric, 1, buf, sizeof buf),
+                                change);
+        if (more && used < size)
+            used += (size_t)snprintf(out + used, size - used, " (and %zu more)", more);
+    } else if (!compare_inconclusive(t)) {
+        used = (size_t)snprintf(out, size, "%s", s->regression ? "no regression"
+                                : "compared: differences from the first group, no regression asked "
+                                  "for (--baseline or --threshold)");
+    }
+    for (size_t i = 0; i < t->ntests && used < size; i++) {
+        const struct compare_test *q = &t->tests[i];
+        if (q->inconclusive)
+            used += (size_t)snprintf(out + used, size - used, "%sinconclusive: %s, %s (%zu and %zu "
+                                     "sound fits; %d needed)", used ? "; " : "", t->groups[q->group],
+                                     t->columns[q->column],
+                                     compare_cell_at(t, q->column, t->baseline, M_TINF)->n,
+                                     compare_cell_at(t, q->column, q->group, M_TINF)->n,
+                                     COMPARE_MIN_FITS);
+    }
+}
+
+/* The fits no mean or verdict rests on, named (tb_left_out_text()). */
+static void left_out_text(const struct compare_table *t, FILE *f)
+{
+    const tb_result **rows = t->nleft_out ? malloc(t->nleft_out * sizeof *rows) : NULL;
+    if (!rows)
+        return;
+    for (size_t i = 0; i < t->nleft_out; i++)
+        rows[i] = &t->left_out[i]->r;
+    tb_left_out_text(f, rows, t->nleft_out, t->nfits);
+    free(rows);
 }
 
 static void print_text(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
@@ -75,8 +122,8 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
         if (tb_display_width(t->groups[g]) > wg)
             wg = tb_display_width(t->groups[g]);
     for (size_t c = 0; c < t->ncolumns; c++) {
-        printf("%s%s: groups by %s, baseline %s\n", c ? "\n" : "", t->columns[c], s->group_by,
-               t->groups[t->baseline]);
+        printf("%s%s: groups by %s, %s %s\n", c ? "\n" : "", t->columns[c], s->group_by,
+               s->regression ? "baseline" : "differences from", t->groups[t->baseline]);
         if (t->order_lo[c] != t->order_hi[c])
             printf("  τ not compared: fits of orders %d to %d (their τᵢ are different time "
                    "constants; fit every run with one --order)\n", t->order_lo[c], t->order_hi[c]);
@@ -110,9 +157,10 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
         }
         putchar('\n');
         for (size_t g = 0; g < t->ngroups; g++) {
+            const struct compare_cell *tinf = compare_cell_at(t, c, g, M_TINF);
             printf("  ");
             tb_print_left(stdout, t->groups[g], wg);
-            printf("  %4zu", compare_cell_at(t, c, g, M_TINF)->n);
+            printf("  %4zu", tinf->n);
             for (int i = 0; i < ns; i++) {
                 const struct compare_cell *cl = compare_cell_at(t, c, g, shown[i]);
                 cell_text(cl, dec[i], cell, sizeof cell);
@@ -126,6 +174,8 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
                     tb_print_right(stdout, sd, 7);
                 }
             }
+            if (tinf->nflagged)
+                printf("  (%zu flagged)", tinf->nflagged);
             putchar('\n');
         }
         printf("  versus %s (Welch's t-test%s; Holm-corrected p, α = %g):\n", t->groups[t->baseline],
@@ -134,7 +184,7 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
         for (size_t i = 0; i < t->ntests; i++)
             any_here |= t->tests[i].column == c;
         if (!any_here)
-            printf("    nothing to test: every group needs two runs or more\n");
+            printf("    nothing to test: every group needs %d sound fits or more\n", COMPARE_MIN_FITS);
         for (size_t i = 0; i < t->ntests; i++) {
             struct compare_test *k = &t->tests[i];
             if (k->column != c)
@@ -146,13 +196,19 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             printf("  ");
             tb_print_left(stdout, compare_metric_label(k->metric, 1, buf, sizeof buf), 14);
             tb_print_left(stdout, change, 30);
-            printf("  p %.2g%s%s\n", k->p_adj, *k->verdict ? "  " : "",
-                   *k->verdict ? (k->regression ? (strcmp(k->verdict, "changed") ? "REGRESSION" : "CHANGED")
-                                                : "improvement")
-                               : "");
+            if (k->inconclusive)
+                printf("  INCONCLUSIVE: too few sound fits\n");
+            else
+                printf("  p %.2g%s%s\n", k->p_adj, *k->verdict ? "  " : "",
+                       k->regression ? (strcmp(k->verdict, "changed") ? "REGRESSION" : "CHANGED")
+                                     : k->verdict);
         }
     }
-    printf("\n%s", verdict_line(t));
+    char verdict[1024];
+    verdict_line(s, t, verdict, sizeof verdict);
+    putchar('\n');
+    left_out_text(t, stdout);
+    printf("%s", verdict);
     if (nfailed)
         printf(" (%zu fit%s failed and excluded)", nfailed, nfailed == 1 ? "" : "s");
     putchar('\n');
@@ -183,10 +239,14 @@ static void print_csv(const struct compare_table *t)
                 tb_csv_number(stdout, cl->sd);
                 putchar(',');
                 tb_csv_write_string(stdout, t->groups[t->baseline]);
-                if (k)
-                    printf(",%.10g,%.10g,%.10g,%.6g,%.6g,%s\n", k->w.diff, k->w.lo, k->w.hi, k->w.p,
-                           k->p_adj, k->verdict);
-                else
+                if (k) {
+                    double v[] = {k->w.diff, k->w.lo, k->w.hi, k->w.p, k->p_adj};
+                    for (size_t j = 0; j < sizeof v / sizeof *v; j++) {
+                        putchar(',');
+                        tb_csv_number(stdout, v[j]);
+                    }
+                    printf(",%s\n", k->verdict);
+                } else
                     printf(",,,,,,\n");
             }
         }
@@ -201,8 +261,31 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
     tb_json_string(stdout, s->group_by);
     printf(", \"baseline\": ");
     tb_json_string(stdout, t->groups[t->baseline]);
-    printf(", \"level\": %g, \"correction\": \"holm\", \"regression\": %s, \"failed_fits\": %zu,\n",
-           s->m.fit.level, any ? "true" : "false", nfailed);
+    printf(", \"level\": %g, \"correction\": \"holm\", \"mode\": \"%s\", \"regression\": %s, "
+           "\"inconclusive\": %s, \"failed_fits\": %zu,\n", s->m.fit.level,
+           s->regression ? "regression" : "comparison", any ? "true" : "false",
+           compare_inconclusive(t) ? "true" : "false", nfailed);
+    printf(" \"fits\": %zu, \"left_out\": [", t->nfits);
+    for (size_t i = 0; i < t->nleft_out; i++) {
+        const tb_result *r = &t->left_out[i]->r;
+        printf("%s{\"file\": ", i ? ", " : "");
+        tb_json_string(stdout, r->file);
+        printf(", \"column\": ");
+        tb_json_string(stdout, r->column);
+        printf(", \"group\": ");
+        tb_json_string(stdout, t->left_out[i]->group);
+        printf(", \"flags\": [");
+        for (const char *c = r->flags; *c;) {
+            size_t len = strcspn(c, ";");
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), c);
+            printf("%s", c == r->flags ? "" : ", ");
+            tb_json_string(stdout, name);
+            c += len + (c[len] == ';');
+        }
+        printf("]}");
+    }
+    printf("],\n");
     printf(" \"groups\": [");
     for (size_t c = 0, first = 1; c < t->ncolumns; c++) {
         for (size_t g = 0; g < t->ngroups; g++) {
@@ -223,7 +306,7 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
                 tb_json_number(stdout, cl->hi);
                 printf(", \"sd\": ");
                 tb_json_number(stdout, cl->sd);
-                putchar('}');
+                printf(", \"flagged\": %zu}", cl->nflagged);
             }
         }
     }
@@ -253,11 +336,16 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
 
 static void print_markdown(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
 {
-    char buf[32];
-    printf("**tb-compare: %s** (groups by `%s`, baseline `%s`, Welch's t-test, Holm-corrected, "
-           "α = %g%s)\n\n", verdict_line(t), s->group_by,
+    char buf[32], verdict[1024];
+    verdict_line(s, t, verdict, sizeof verdict);
+    printf("**tb-compare: %s** (groups by `%s`, %s `%s`, Welch's t-test, Holm-corrected, "
+           "α = %g%s)\n\n", verdict, s->group_by, s->regression ? "baseline" : "versus",
            t->groups[t->baseline], 1 - s->m.fit.level,
            nfailed ? ", some fits failed and were excluded" : "");
+    if (t->nleft_out) {
+        left_out_text(t, stdout);
+        putchar('\n');
+    }
     for (size_t c = 0; c < t->ncolumns; c++) {
         printf("#### %s\n\n| group | runs | T∞ (°C) | sd |", t->columns[c]);
         for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
@@ -294,7 +382,8 @@ static void print_markdown(const struct compare_settings *s, const struct compar
             char change[200];
             change_text(k, change, sizeof change);
             printf("| %s | %s | %s | %.2g | %s |\n", t->groups[k->group],
-                   compare_metric_label(k->metric, 1, buf, sizeof buf), change, k->p_adj, *k->verdict ? k->verdict : "–");
+                   compare_metric_label(k->metric, 1, buf, sizeof buf), change, k->p_adj,
+                   *k->verdict ? k->verdict : "–");
         }
         putchar('\n');
     }
@@ -345,8 +434,8 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
         return TB_EXIT_INPUT;
     }
     char title[256];
-    snprintf(title, sizeof title, "%s: T∞ by %s (baseline %s)", t->columns[0], s->group_by,
-             t->groups[t->baseline]);
+    snprintf(title, sizeof title, "%s: T∞ by %s (%s %s)", t->columns[0], s->group_by,
+             s->regression ? "baseline" : "versus", t->groups[t->baseline]);
     /* the baseline, the threshold and the verdicts of T∞ drawn with it */
     char threshold[64], baseline[PATH_MAX + 16];
     snprintf(threshold, sizeof threshold, "--threshold=%.17g", s->threshold);
@@ -362,8 +451,9 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
     const char *argv[32 + 64];
     size_t na = 0;
     const char *fixed[] = {tool, "compare", results, "--group-by", s->group_by, "--ops", "--title", title,
-                           "-o", s->plot, threshold, baseline};
-    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+                           "-o", s->plot, baseline, threshold};
+    /* a threshold only where regressions were asked for */
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed - !s->regression; i++)
         argv[na++] = fixed[i];
     if (s->group_order) {
         argv[na++] = "--group-order";
@@ -389,6 +479,10 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
 void compare_report(const struct compare_settings *s, const struct compare_table *t,
                     size_t nfailed)
 {
+    if (s->format != COMPARE_TEXT && s->format != COMPARE_MARKDOWN && t->nleft_out) {
+        fputs("tb-compare: ", stderr);   /* said where the output is for a program */
+        left_out_text(t, stderr);
+    }
     switch (s->format) {
     case COMPARE_TEXT: print_text(s, t, nfailed); break;
     case COMPARE_CSV: print_csv(t); break;

@@ -6,7 +6,10 @@
  * give.  A τ is positive and spread on a log scale: its mean, interval and
  * test are taken on ln τ, as tb-fit's intervals are, so no interval holds
  * a negative time constant.  τᵢ of fits of different orders are different
- * quantities and are not compared.
+ * quantities and are not compared.  A fit whose own analysis says not to
+ * trust it (tb_result_sound()) is left out of every mean and test unless
+ * --include-flagged, and a group left with too few sound fits is
+ * inconclusive, never "no regression".
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -56,12 +59,102 @@ const struct compare_cell *compare_cell_at(const struct compare_table *t, size_t
     return &t->cells[(c * t->ngroups + g) * M_COUNT + (size_t)m];
 }
 
+int compare_left_out(const struct compare_settings *s, const tb_result *r)
+{
+    return !s->include_flagged && !tb_result_sound(r, s->threshold);
+}
+
 static size_t index_of(char **v, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(v[i], s) == 0)
             return i;
     return n;
+}
+
+/* The verdict of test K from its corrected p: regressions only where a
+ * baseline or a threshold was asked for (S->regression); otherwise a
+ * designed experiment's differences, which are neither good nor bad. */
+static void give_verdict(const struct compare_settings *s, struct compare_table *t,
+                         struct compare_test *k)
+{
+    double base = cell_at(t, k->column, t->baseline, k->metric)->mean;
+    double rel = base != 0 ? k->w.diff / fabs(base) : NAN;
+    k->verdict = "";
+    if (!(k->p_adj < 1 - s->m.fit.level))
+        return;
+    if (!s->regression) {
+        if (k->metric >= M_TAU1 && k->metric < M_OPS && !(fabs(rel) > s->tau_threshold))
+            return;
+        k->verdict = k->w.diff > 0 ? "higher" : "lower";
+    } else if (k->metric == M_TINF) {
+        if (k->w.diff > s->threshold)
+            k->verdict = "regression", k->regression = 1;
+        else if (k->w.diff < -s->threshold)
+            k->verdict = "improvement";
+    } else if (k->metric == M_OPS) {
+        if (rel < -s->ops_threshold)
+            k->verdict = "regression", k->regression = 1;
+        else if (rel > s->ops_threshold)
+            k->verdict = "improvement";
+    } else if (fabs(rel) > s->tau_threshold) {
+        k->verdict = "changed", k->regression = 1;
+    }
+}
+
+/* Every group against the baseline, metric by metric, by Welch's t-test;
+ * Holm's correction over all the tests made, then the verdicts.  A T∞
+ * that cannot be tested (too few sound fits on either side) is an
+ * inconclusive test of its own.  0, or -1 when memory runs out. */
+static int test_groups(const struct compare_settings *s, struct compare_table *t)
+{
+    size_t most = t->ncolumns * t->ngroups * M_COUNT;
+    t->tests = calloc(most ? most : 1, sizeof *t->tests);
+    double *p = malloc((most ? most : 1) * sizeof *p);
+    size_t *made = malloc((most ? most : 1) * sizeof *made), nmade = 0;
+    if (!t->tests || !p || !made) {
+        free(p);
+        free(made);
+        return -1;
+    }
+    for (size_t c = 0; c < t->ncolumns; c++) {
+        for (size_t g = 0; g < t->ngroups; g++) {
+            if (g == t->baseline)
+                continue;
+            for (int m = 0; m < M_COUNT; m++) {
+                struct compare_cell *a = cell_at(t, c, t->baseline, m), *b = cell_at(t, c, g, m);
+                struct compare_test *k = &t->tests[t->ntests];
+                *k = (struct compare_test){.column = c, .group = g, .metric = m};
+                if (tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0) {
+                    if (m == M_TINF && (a->n < COMPARE_MIN_FITS || b->n < COMPARE_MIN_FITS)) {
+                        k->inconclusive = 1;
+                        k->verdict = "inconclusive";
+                        k->w.diff = k->w.lo = k->w.hi = k->w.p = k->p_adj = NAN;
+                        t->ntests++;
+                    }
+                    continue;
+                }
+                if (m >= M_TAU1 && m < M_OPS) {
+                    /* tested on ln τ; told in s from the baseline's mean:
+                     * the interval of exp(Δ ln τ) scaled by it */
+                    double base = a->mean;
+                    k->w.diff = base * expm1(k->w.diff);
+                    k->w.lo = base * expm1(k->w.lo);
+                    k->w.hi = base * expm1(k->w.hi);
+                }
+                made[nmade] = t->ntests++;
+                p[nmade++] = k->w.p;
+            }
+        }
+    }
+    int rc = tb_holm_adjust(p, nmade, p);
+    for (size_t i = 0; rc == 0 && i < nmade; i++) {
+        t->tests[made[i]].p_adj = p[i];
+        give_verdict(s, t, &t->tests[made[i]]);
+    }
+    free(p);
+    free(made);
+    return rc;
 }
 
 int compare_table_build(const struct compare_settings *s, const struct compare_row *rows,
@@ -90,9 +183,15 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
     t->cells = calloc(t->ncolumns * t->ngroups * M_COUNT, sizeof *t->cells);
     t->order_lo = calloc(t->ncolumns, sizeof *t->order_lo);
     t->order_hi = calloc(t->ncolumns, sizeof *t->order_hi);
-    if (!t->cells || !t->order_lo || !t->order_hi)
+    t->left_out = calloc(n, sizeof *t->left_out);
+    if (!t->cells || !t->order_lo || !t->order_hi || !t->left_out)
         goto oom;
+    t->nfits = n;
     for (size_t i = 0; i < n; i++) {
+        if (compare_left_out(s, &rows[i].r)) {
+            t->left_out[t->nleft_out++] = &rows[i];
+            continue;
+        }
         size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
         int o = rows[i].r.order;
         if (!t->order_lo[c] || o < t->order_lo[c])
@@ -101,8 +200,11 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             t->order_hi[c] = o;
     }
     for (size_t i = 0; i < n; i++) {
+        if (compare_left_out(s, &rows[i].r))
+            continue;
         size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
         size_t g = index_of(t->groups, t->ngroups, rows[i].group);
+        int flagged = rows[i].r.flags && *rows[i].r.flags;
         for (int m = 0; m < M_COUNT; m++) {
             double v = metric_of(&rows[i].r, m);
             struct compare_cell *cl = cell_at(t, c, g, m);
@@ -116,6 +218,7 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             if (!cl->x && !(cl->x = malloc(n * sizeof *cl->x)))
                 goto oom;
             cl->x[cl->n++] = v;
+            cl->nflagged += flagged != 0;
         }
     }
     for (size_t c = 0; c < t->ncolumns; c++) {
@@ -144,64 +247,8 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             }
         }
     }
-    t->tests = calloc(t->ncolumns * t->ngroups * M_COUNT, sizeof *t->tests);
-    double *p = malloc(t->ncolumns * t->ngroups * M_COUNT * sizeof *p);
-    if (!t->tests || !p) {
-        free(p);
+    if (test_groups(s, t) < 0)
         goto oom;
-    }
-    for (size_t c = 0; c < t->ncolumns; c++) {
-        for (size_t g = 0; g < t->ngroups; g++) {
-            if (g == t->baseline)
-                continue;
-            for (int m = 0; m < M_COUNT; m++) {
-                struct compare_cell *a = cell_at(t, c, t->baseline, m), *b = cell_at(t, c, g, m);
-                struct compare_test *k = &t->tests[t->ntests];
-                if (tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0)
-                    continue;
-                if (m >= M_TAU1 && m < M_OPS) {
-                    /* tested on ln τ; told in s from the baseline's mean:
-                     * the interval of exp(Δ ln τ) scaled by it */
-                    double base = a->mean;
-                    k->w.diff = base * expm1(k->w.diff);
-                    k->w.lo = base * expm1(k->w.lo);
-                    k->w.hi = base * expm1(k->w.hi);
-                }
-                k->column = c;
-                k->group = g;
-                k->metric = m;
-                p[t->ntests++] = k->w.p;
-            }
-        }
-    }
-    if (tb_holm_adjust(p, t->ntests, p) < 0) {
-        free(p);
-        goto oom;
-    }
-    double alpha = 1 - s->m.fit.level;
-    for (size_t i = 0; i < t->ntests; i++) {
-        struct compare_test *k = &t->tests[i];
-        double base = cell_at(t, k->column, t->baseline, k->metric)->mean;
-        double rel = base != 0 ? k->w.diff / fabs(base) : NAN;
-        k->p_adj = p[i];
-        k->verdict = "";
-        if (!(k->p_adj < alpha))
-            continue;
-        if (k->metric == M_TINF) {
-            if (k->w.diff > s->threshold)
-                k->verdict = "regression", k->regression = 1;
-            else if (k->w.diff < -s->threshold)
-                k->verdict = "improvement";
-        } else if (k->metric == M_OPS) {
-            if (rel < -s->ops_threshold)
-                k->verdict = "regression", k->regression = 1;
-            else if (rel > s->ops_threshold)
-                k->verdict = "improvement";
-        } else if (fabs(rel) > s->tau_threshold) {
-            k->verdict = "changed", k->regression = 1;
-        }
-    }
-    free(p);
     return 0;
 oom:
     snprintf(err, errlen, "out of memory");
@@ -216,14 +263,28 @@ void compare_table_free(struct compare_table *t)
     free(t->tests);
     free(t->order_lo);
     free(t->order_hi);
+    free(t->left_out);
     free(t->columns);
     free(t->groups);
 }
 
 int compare_regressed(const struct compare_table *t)
 {
+    return compare_first_regression(t) != NULL;
+}
+
+const struct compare_test *compare_first_regression(const struct compare_table *t)
+{
     for (size_t i = 0; i < t->ntests; i++)
         if (t->tests[i].regression)
+            return &t->tests[i];
+    return NULL;
+}
+
+int compare_inconclusive(const struct compare_table *t)
+{
+    for (size_t i = 0; i < t->ntests; i++)
+        if (t->tests[i].inconclusive)
             return 1;
     return 0;
 }

@@ -42,17 +42,22 @@ static const char usage_text[] =
     "                         by commas group by all (meta:bench,meta:freq)\n"
     "      --group-order=G1,G2,...  the groups' order (default: natural, 5.4 <\n"
     "                         5.10 < 6.1)\n"
-    "  -b, --baseline=GROUP   compare with this group (default: the first)\n"
+    "  -b, --baseline=GROUP   compare with this group and look for regressions\n"
+    "                         (default: differences from the first group)\n"
     "\n"
-    "Verdicts:\n"
+    "Verdicts (any of these, or --baseline, asks for regressions: hotter,\n"
+    "slower or a τ moved; without, groups only differ, higher or lower):\n"
     "      --threshold=DEG    a hotter T∞ is a regression from DEG °C (default 0.5)\n"
     "      --tau-threshold=P% a τ that moved by P % (default 10%)\n"
     "      --ops-threshold=P% fewer operations per second by P % (default 2%)\n"
     "      --level=P          confidence level (default 0.95; α = 1 − P)\n"
+    "      --include-flagged  keep flagged fits in the means and tests, marked\n"
+    "                         (by default they are left out and named)\n"
     "      --strict           a run that cannot be fitted is an error\n"
     "\n"
     "Fitting (as tb-fit):\n"
-    "  -n, --order=N|auto     terms of the model, 1 to 4 (default 3)\n"
+    "  -n, --order=N|auto     terms of the model, 1 to 4, or auto (the default:\n"
+    "                         1 to 3, as the data support)\n"
     "  -c, --column=SPEC      fit this column; may be repeated (default: every\n"
     "                         °C column but the ambient one)\n"
     "      --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
@@ -75,8 +80,9 @@ static const char usage_text[] =
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
-    "Exit status: 0 no regression, 1 a regression, 2 usage or input error, 3\n"
-    "output error or out of memory.\n";
+    "Exit status: 0 no regression (or compared), 1 a regression, 2 usage or input\n"
+    "error, 3 output error or out of memory, 4 inconclusive: a group has too few\n"
+    "sound fits.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -101,7 +107,7 @@ static int parse_percent(const char *s, double *x)
 
 enum {
     OPT_GROUP_ORDER = 256, OPT_THRESHOLD, OPT_TAU_THRESHOLD, OPT_OPS_THRESHOLD,
-    OPT_STRICT, OPT_SHARED_TAU, OPT_WORK, OPT_CACHE, OPT_PLOT,
+    OPT_STRICT, OPT_SHARED_TAU, OPT_WORK, OPT_CACHE, OPT_PLOT, OPT_INCLUDE_FLAGGED,
 };
 static const struct option own_options[] = {
     {"group-by", required_argument, NULL, 'g'},
@@ -111,6 +117,7 @@ static const struct option own_options[] = {
     {"tau-threshold", required_argument, NULL, OPT_TAU_THRESHOLD},
     {"ops-threshold", required_argument, NULL, OPT_OPS_THRESHOLD},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"include-flagged", no_argument, NULL, OPT_INCLUDE_FLAGGED},
     {"column", required_argument, NULL, 'c'},
     {"shared-tau", no_argument, NULL, OPT_SHARED_TAU},
     {"work", required_argument, NULL, OPT_WORK},
@@ -141,18 +148,22 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
             s->group_by = optarg;
             break;
         case OPT_GROUP_ORDER: s->group_order = optarg; break;
-        case 'b': s->baseline = optarg; break;
+        case 'b': s->baseline = optarg; s->regression = 1; break;
+        case OPT_INCLUDE_FLAGGED: s->include_flagged = 1; break;
         case OPT_THRESHOLD:
+            s->regression = 1;
             if (tb_cli_number(optarg, &s->threshold) < 0 || s->threshold < 0) {
                 return usage_error("--threshold wants a number of °C, not '%s'", optarg);
             }
             break;
         case OPT_TAU_THRESHOLD:
+            s->regression = 1;
             if (parse_percent(optarg, &s->tau_threshold) < 0) {
                 return usage_error("--tau-threshold wants a percentage such as 10%%, not '%s'", optarg);
             }
             break;
         case OPT_OPS_THRESHOLD:
+            s->regression = 1;
             if (parse_percent(optarg, &s->ops_threshold) < 0) {
                 return usage_error("--ops-threshold wants a percentage such as 2%%, not '%s'", optarg);
             }
@@ -334,6 +345,8 @@ int main(int argc, char **argv)
             compare_report(&s, &t, nfailed);
             if (compare_regressed(&t))
                 status = TB_EXIT_FIT;
+            else if (compare_inconclusive(&t) && status == TB_EXIT_OK)
+                status = TB_EXIT_INCONCLUSIVE;
             /* A figure that cannot be drawn is said, but never hides the
              * verdict: a regression still exits 1. */
             if (s.plot && compare_plot(&s, rows, nrows, &t) != TB_EXIT_OK && status == TB_EXIT_OK)

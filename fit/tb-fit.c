@@ -80,8 +80,9 @@ static const char usage_text[] =
     "Directories are searched for *.csv; - reads standard input.\n"
     "\n"
     "Model and data:\n"
-    "  -n, --order=N|auto     terms of the model, 1 to 4 (default 3); auto picks\n"
-    "                         the order of least AICc among non-degenerate fits\n"
+    "  -n, --order=N|auto     terms of the model, 1 to 4, or auto (the default):\n"
+    "                         1 to 3, the order of least AICc among the fits\n"
+    "                         the data support\n"
     "  -c, --column=SPEC      fit this column: header, name, glob or 1-based\n"
     "                         number; may be repeated (default: every °C column\n"
     "                         but the ambient one and constant ones)\n"
@@ -308,8 +309,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", "no run given");
     if (tb_model_check(&s->m, err, sizeof err) < 0)
         return usage_error("%s", err);
-    if (s->run_length && (s->shared_tau || s->m.auto_order))
-        return usage_error("%s", "--run-length works on one column at a time, with a fixed --order");
+    if (s->run_length && s->shared_tau)
+        return usage_error("%s", "--run-length works on one column at a time, not with --shared-tau");
     int power = s->power || !isnan(s->power_step);
     int trip = !isnan(s->trip) || s->trip_zone;
     if (!power && (s->zth || s->network || s->spectrum || !isnan(s->idle_power) || trip))
@@ -395,11 +396,12 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
                              s->tolerance, s->m.fit.level, 0);
         rc = ferror(out) ? -1 : 0;
     } else {
+        const char *labels[TB_FIT_MAX_ORDER];
         tb_fit_report r = {
             .c = c,
             .tolerance = s->tolerance,
             .ambient = s->m.ambient,
-            .labels = tb_model_labels(&s->m, c->fit),
+            .labels = tb_model_labels(&s->m, c->fit, c->series, labels),
             .level = s->m.fit.level,
             .auto_order = s->m.auto_order,
             .power = s->power,

@@ -47,6 +47,7 @@ tb_analysis_options tb_analysis_default_options(void)
 {
     return (tb_analysis_options){
         .fit = tb_fit_default_options(),
+        .auto_order = 1,
         .from = NAN,
         .to = INFINITY,
         .tolerance = 0.5,
@@ -149,8 +150,8 @@ static int check_options(const tb_analysis_options *o, char *err, size_t errlen)
         snprintf(err, errlen, "the load's end must be a positive time, not %g", o->load_end);
         return -1;
     }
-    if (o->run_length && (o->shared_tau || o->auto_order)) {
-        snprintf(err, errlen, "the run length works on one column at a time, with a fixed order");
+    if (o->run_length && o->shared_tau) {
+        snprintf(err, errlen, "the run length works on one column at a time, not with shared τ");
         return -1;
     }
     if (o->run_length && !(o->step > 0)) {
@@ -486,8 +487,11 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
         suggest_ambient(a, o, c);
         if (!o->run_length)
             continue;
+        /* the prefixes at the order the whole run supports */
         tb_series s = {c->t, c->y, c->pub.n};
-        if (tb_run_length_estimate(&s, &o->fit, o->step, o->tolerance, &c->rl, err,
+        tb_fit_options rl_fit = o->fit;
+        rl_fit.order = a->fits[i].order;
+        if (tb_run_length_estimate(&s, &rl_fit, o->step, o->tolerance, &c->rl, err,
                                    sizeof err) < 0) {
             fail_column(a, c, "run length", err);
             continue;

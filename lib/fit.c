@@ -137,11 +137,13 @@ static int check_input(const tb_series *s, size_t ns, const tb_fit_options *opt,
         return fail(err, errlen, "τ range %g to %g s is empty", opt->tau_min, opt->tau_max);
     if (ns == 0)
         return fail(err, errlen, "nothing to fit");
+    /* one series has all 2n + 1 parameters to itself; several share τ */
+    size_t need = ns == 1 ? params + 1 : (size_t)opt->order + 2;
     for (size_t i = 0; i < ns; i++) {
         const char *which = ns > 1 ? " (one of the series)" : "";
-        if (s[i].n < (size_t)opt->order + 2)
-            return fail(err, errlen, "%zu points are too few for order %d%s: at least %d are needed",
-                        s[i].n, opt->order, which, opt->order + 2);
+        if (s[i].n < need)
+            return fail(err, errlen, "%zu points are too few for order %d%s: at least %zu are needed",
+                        s[i].n, opt->order, which, need);
         int constant = 1;
         for (size_t j = 0; j < s[i].n; j++) {
             if (!isfinite(s[i].t[j]) || !isfinite(s[i].y[j]))
@@ -732,7 +734,7 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
     opt.ci = TB_CI_HAC;
     memset(fit, 0, sizeof *fit);
     int fitted = 0;
-    for (int order = 1; order <= TB_FIT_MAX_ORDER; order++) {
+    for (int order = 1; order <= TB_FIT_AUTO_MAX_ORDER; order++) {
         opt.order = order;
         char e[TB_ERRMAX];
         if (tb_fit_series_run(s, ns, &opt, &trial[order], e, sizeof e) < 0) {
@@ -754,12 +756,16 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
         rc = tb_fit_series_run(s, ns, &opt, &trial[best], err, errlen);
     }
     if (rc == 0) {
-        /* The next order was fitted in full already: the check needs no
-         * fit of its own. */
+        /* Below the last order tried the next order was fitted in full
+         * already; past it the check fits one of its own. */
         if (best < fitted)
             compare_next_order(&trial[best], &trial[best + 1]);
-        *fit = trial[best];
-        trial[best] = (tb_fit){0};
+        else if (tb_fit_check_order(s, ns, &opt, &trial[best]) < 0)
+            rc = fail(err, errlen, "out of memory");
+        if (rc == 0) {
+            *fit = trial[best];
+            trial[best] = (tb_fit){0};
+        }
     }
     for (int order = 1; order <= fitted; order++)
         tb_fit_clear(&trial[order]);

@@ -186,6 +186,27 @@ static char *meta_decode(const char *s, size_t n)
     return out;
 }
 
+double tb_result_extrapolation(const tb_result *r)
+{
+    if (r->failed || r->order < 1 || r->order > TB_FIT_MAX_ORDER || !(r->duration >= 0))
+        return NAN;
+    double end = 0;   /* Σ kᵢ·exp(−d/τᵢ): the curve's last point minus T∞ */
+    for (int j = 0; j < r->order; j++)
+        end += r->k[j].value * exp(-r->duration / r->tau[j].value);
+    return -end;
+}
+
+int tb_result_sound(const tb_result *r, double tolerance)
+{
+    if (r->failed)
+        return 0;
+    if (!r->flags || !*r->flags)
+        return 1;
+    if (strcmp(r->flags, tb_fit_flag_name(TB_FIT_EXTRAPOLATED)) != 0)
+        return 0;
+    return fabs(tb_result_extrapolation(r)) <= tolerance;
+}
+
 char *tb_result_meta(const tb_result *r, const char *key)
 {
     const char *p = r ? r->meta : NULL;

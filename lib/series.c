@@ -48,10 +48,19 @@ size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
     return n;
 }
 
-const char *const *tb_default_labels(int order)
+const char *tb_term_label(const tb_fit *fit, size_t i, int j)
 {
-    static const char *const three[] = {"heat sink", "board", "testbed"};
-    return order == 3 ? three : NULL;
+    if (!fit || i >= fit->nseries || j < 0 || j >= fit->order || fit->flags & TB_FIT_DEGENERATE)
+        return NULL;
+    const tb_fit_series *s = &fit->series[i];
+    const tb_estimate *k = &s->k[j];
+    double sum = 0;
+    for (int m = 0; m < fit->order; m++)
+        sum += s->k[m].value;
+    if (!(k->value * sum > 0) || (k->lo <= 0 && k->hi >= 0))
+        return NULL;
+    double tau = fit->tau[j].value;
+    return tau < TB_TERM_HEAT_SINK_MAX ? "heat sink" : tau <= TB_TERM_BOARD_MAX ? "board" : "testbed";
 }
 
 int tb_parse_duration(const char *s, double *seconds)

@@ -380,10 +380,13 @@ int tb_fit_series_run(const tb_series *s, size_t nseries,
                       const tb_fit_options *opt, tb_fit *fit,
                       char *err, size_t errlen);
 
-/* As tb_fit_series_run() for orders 1..TB_FIT_MAX_ORDER, keeping the one
- * of least AICc among those that are not degenerate (or order 1).  It is
- * then compared with the next order as by tb_fit_check_order(), from that
- * order's full fit: no further check is needed. */
+/* As tb_fit_series_run() for orders 1..TB_FIT_AUTO_MAX_ORDER, keeping the
+ * one of least AICc among those that are not degenerate (or order 1).  It
+ * is then compared with the next order as by tb_fit_check_order(): no
+ * further check is needed.  OPT->order is not used.  What every tool does
+ * unless given an order: the data, not a fixed three terms, decide how
+ * many terms they show. */
+#define TB_FIT_AUTO_MAX_ORDER 3   /* the model's terms: heat sink, board, testbed */
 int tb_fit_series_auto(const tb_series *s, size_t nseries,
                        const tb_fit_options *opt, tb_fit *fit,
                        char *err, size_t errlen);
@@ -489,11 +492,16 @@ size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
                           void (*note)(void *ctx, const tb_column *c, const char *why),
                           void *ctx);
 
-/* Names of the terms of a fit of ORDER for a report when the user gives
- * none: for 3, those of a board on its testbed as Sojka et al. found them
- * on the reference i.MX8 ("heat sink", "board", "testbed", fastest
- * first); NULL for any other order.  Static strings. */
-const char *const *tb_default_labels(int order);
+/* The physical name of term J (0-based) of series I of FIT, from its τ:
+ * "heat sink" under TB_TERM_HEAT_SINK_MAX s, "board" up to
+ * TB_TERM_BOARD_MAX s, "testbed" beyond (the masses Sojka et al. found on
+ * the reference i.MX8: about 1, 5 and 18 minutes).  NULL where the data do
+ * not show the term as a mass: a degenerate fit, a k whose interval holds
+ * 0, or a k whose sign is not the series' (Σk: a term that rises while the
+ * run falls, or the reverse, is no mass heating).  A static string. */
+#define TB_TERM_HEAT_SINK_MAX 120.0
+#define TB_TERM_BOARD_MAX 600.0
+const char *tb_term_label(const tb_fit *fit, size_t i, int j);
 
 /* Time (s after the first point) after which series I of FIT stays within
  * TOL of its T∞. */
@@ -765,8 +773,10 @@ int tb_ipa_constants_compute(double sustainable_w, double control_c, double swit
 /* What to fit in a run and how; start from tb_analysis_default_options(). */
 typedef struct tb_analysis_options {
     tb_fit_options fit;             /* order, τ range, level, intervals */
-    int auto_order;                 /* non-zero: the order by AICc
-                                       (tb_fit_series_auto()) */
+    int auto_order;                 /* non-zero (the default): the order
+                                       from the data, by AICc
+                                       (tb_fit_series_auto()); zero:
+                                       .fit.order as given */
     int shared_tau;                 /* non-zero: one fit of every column of
                                        every run, with common τ */
     const char *const *columns;     /* specs as for tb_run_select(); none
@@ -786,8 +796,9 @@ typedef struct tb_analysis_options {
     double tolerance;               /* °C, of the settle time and the run
                                        length; default 0.5 */
     int run_length;                 /* non-zero: the run-length analysis of
-                                       each column too (needs a fixed order
-                                       and no shared τ) */
+                                       each column too, at the order of
+                                       its whole-run fit (not with shared
+                                       τ) */
     double step;                    /* s, of the run length; default 60 */
     double ambient_temp;            /* °C subtracted as a constant ambient
                                        (not with .ambient); default NaN */
@@ -966,6 +977,18 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r);
 /* The value of the run's metadata KEY in R (its meta field), to free();
  * NULL when R has no such key or no metadata. */
 char *tb_result_meta(const tb_result *r, const char *key);
+
+/* How far R's T∞ lies beyond its data: T∞ minus the fitted curve at the
+ * last point, from its terms and duration (in R's unit); NaN where R has
+ * no fit. */
+double tb_result_extrapolation(const tb_result *r);
+
+/* Whether a group's mean or a verdict may rest on R: a fit that did not
+ * fail and has no flag, or whose only flag is extrapolated and whose
+ * extrapolation is at most TOLERANCE (the smallest change the comparison
+ * counts: a run of 3 τ extrapolates by a few tenths of a °C, one of a
+ * minute by degrees, with an interval that may miss). */
+int tb_result_sound(const tb_result *r, double tolerance);
 void tb_result_clear(tb_result *r);   /* NULL, or a zeroed row, is accepted */
 
 /* The flags of a fit as "a;b" ("" when none) into BUF of SIZE bytes

@@ -23,7 +23,10 @@ struct plot_settings {
     const char *group_order;    /* compare: --group-order G1,G2,... */
     int ops;                    /* compare: operations per second too */
     const char *baseline;       /* compare: the group the line is drawn at */
-    double threshold;           /* compare: °C above it that is a regression */
+    double threshold;           /* compare: °C above it that is a regression;
+                                   compare, sweep: the most an extrapolated
+                                   fit in a group's mean may extrapolate */
+    int include_flagged;        /* compare, sweep: flagged fits in means too */
     const char **verdicts;      /* compare: "GROUP=WORD" written above them */
     size_t nverdicts;
     const char *power;          /* zth: the power column, or NULL */

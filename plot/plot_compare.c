@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <fnmatch.h>
 #include <libgen.h>
 #include <math.h>
 #include <plplot.h>
@@ -193,6 +194,65 @@ static int push_row(tb_result **rows, size_t *n, const tb_result *r)
     return 0;
 }
 
+/* Whether result R is one of the -c specs' columns: a result holds the
+ * column's name, which a name, a glob or a header (NAME/UNIT) picks. */
+static int wanted_column(const struct plot_settings *s, const tb_result *r)
+{
+    for (size_t i = 0; i < s->ncolumns; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(s->columns[i], "/"), s->columns[i]);
+        if (fnmatch(name, r->column, 0) == 0)
+            return 1;
+    }
+    return s->ncolumns == 0;
+}
+
+/* Keep of ROWS[FROM..*N) those -c asks for, in order. */
+static void keep_wanted(const struct plot_settings *s, tb_result *rows, size_t from, size_t *n)
+{
+    size_t kept = from;
+    for (size_t k = from; k < *n; k++) {
+        if (wanted_column(s, &rows[k]))
+            rows[kept++] = rows[k];
+        else
+            tb_result_clear(&rows[k]);
+    }
+    *n = kept;
+}
+
+/* A group's mean never rests on a fit that says not to trust it
+ * (tb_result_sound(), as tb-compare): such rows are left out and named,
+ * unless --include-flagged.  0, or -1 when memory runs out. */
+static int leave_out_unsound(const struct plot_settings *s, tb_result *rows, size_t *n)
+{
+    const tb_result **out = malloc((*n ? *n : 1) * sizeof *out);
+    tb_result *gone = malloc((*n ? *n : 1) * sizeof *gone);
+    size_t kept = 0, nout = 0, total = *n;
+    if (!out || !gone) {
+        free(out);
+        free(gone);
+        return -1;
+    }
+    for (size_t k = 0; k < *n; k++) {
+        if (tb_result_sound(&rows[k], s->threshold))
+            rows[kept++] = rows[k];
+        else
+            gone[nout++] = rows[k];
+    }
+    for (size_t k = 0; k < nout; k++)
+        out[k] = &gone[k];
+    if (nout) {
+        fputs("tb-plot: ", stderr);
+        tb_left_out_text(stderr, out, nout, total);
+    }
+    for (size_t k = 0; k < nout; k++)
+        tb_result_clear(&gone[k]);
+    *n = kept;
+    free(out);
+    free(gone);
+    return 0;
+}
+
 int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
                       tb_result **rows, size_t *nrows)
 {
@@ -221,6 +281,7 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
                 }
             }
             *nrows = kept;
+            keep_wanted(s, *rows, before, nrows);
         } else if (tb_paths_add(&runs, paths[i], "tb-plot") < 0) {
             status = TB_EXIT_INPUT;
             break;
@@ -261,6 +322,11 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
     }
     tb_progress_clear(&progress);
     tb_paths_free(&runs);
+    if (status != TB_EXIT_INPUT && (s->group_by || s->sweep_x) && !s->include_flagged &&
+        leave_out_unsound(s, *rows, nrows) < 0) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        status = TB_EXIT_OUTPUT;
+    }
     if (status != TB_EXIT_INPUT && *nrows == 0) {
         if (npaths == 1)
             fprintf(stderr, "tb-plot: %s: no results in it\n", paths[0]);

@@ -95,11 +95,12 @@ static void legend_of_fit(const struct plot_settings *s, const struct panel_data
     legend_points(lg, text, C_BLUE);
     if (!f)
         return;
-    const char *const *labels = tb_model_labels(&s->m, f);
+    const char *labels[TB_FIT_MAX_ORDER];
+    tb_model_labels(&s->m, f, 0, labels);
     for (int j = 0; j < f->order; j++) {
         estimate_text(&f->tau[j], 1, est, sizeof est);
         snprintf(text, sizeof text, "term %d: τ%d %s s%s%s", j + 1, j + 1, est,
-                 labels ? ", " : "", labels ? labels[j] : "");
+                 labels[j] ? ", " : "", labels[j] ? labels[j] : "");
         legend_line(lg, text, term_colour[j], 2, 1.5);
     }
     snprintf(text, sizeof text, "fit: %d term%s, rmse %.3g °C", f->order, f->order == 1 ? "" : "s",

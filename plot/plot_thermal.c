@@ -100,7 +100,8 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
         return TB_EXIT_OUTPUT;
     }
     /* each Foster stage's share, dashed */
-    const char *const *labels = tb_model_labels(&s->m, c->fit);
+    const char *labels[TB_FIT_MAX_ORDER];
+    tb_model_labels(&s->m, c->fit, c->series, labels);
     for (size_t j = 0; j < th->n; j++) {
         for (int k = 0; k < CURVE_POINTS; k++) {
             cx[k] = x0 + (x1 - x0) * k / (CURVE_POINTS - 1);
@@ -110,7 +111,7 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
         double tau = c->fit->tau[j].value, cap = th->foster_c[j].value;
         snprintf(text, sizeof text, "R%zu %.3g K/W, C%zu %.*f J/K, τ%zu %.*f s%s%s", j + 1,
                  th->foster_r[j].value, j + 1, cap >= 100 ? 0 : 1, cap, j + 1, tau >= 100 ? 0 : 1,
-                 tau, labels && labels[j] ? ": " : "", labels && labels[j] ? labels[j] : "");
+                 tau, labels[j] ? ": " : "", labels[j] ? labels[j] : "");
         legend_line(&lg, text, stage_colours[j], 2, 1.5);
     }
     for (int k = 0; k < CURVE_POINTS; k++) {

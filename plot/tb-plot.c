@@ -47,7 +47,8 @@ static const char usage_text[] =
     "  -c, --column=SPEC      a column: header, name, glob or number; may be\n"
     "                         repeated (fit: default every °C column but the\n"
     "                         ambient one)\n"
-    "  -n, --order=N|auto     terms of the model, 1 to 4 (default 3)\n"
+    "  -n, --order=N|auto     terms of the model, 1 to 4, or auto (the default:\n"
+    "                         1 to 3, as the data support)\n"
     "      --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
     "                         before fitting\n"
     "      --from=TIME        from this time of the run (90, 90s, 5min, 1h);\n"
@@ -72,6 +73,8 @@ static const char usage_text[] =
     "      --threshold=DELTA  compare: the line DELTA °C above the baseline\n"
     "                         beyond which a warming is a regression (default\n"
     "                         0.5, as tb-compare's)\n"
+    "      --include-flagged  compare --group-by, sweep: flagged fits in the\n"
+    "                         groups' means too (by default left out, named)\n"
     "      --verdict=GROUP=WORD  compare: write WORD above GROUP (tb-compare\n"
     "                         --plot gives its verdicts); may be repeated\n"
     "      --x=meta:KEY       sweep: the x axis, a number in the runs' \"# KEY:\"\n"
@@ -142,6 +145,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
 enum {
     OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
     OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y, OPT_BASELINE, OPT_THRESHOLD, OPT_VERDICT, OPT_MODEL,
+    OPT_INCLUDE_FLAGGED,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -156,6 +160,7 @@ static const struct option own_options[] = {
     {"ops", no_argument, NULL, OPT_OPS},
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"include-flagged", no_argument, NULL, OPT_INCLUDE_FLAGGED},
     {"verdict", required_argument, NULL, OPT_VERDICT},
     {"power", required_argument, NULL, OPT_POWER},
     {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
@@ -228,6 +233,7 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             break;
         case OPT_OPS: s->ops = 1; break;
         case OPT_BASELINE: s->baseline = optarg; break;
+        case OPT_INCLUDE_FLAGGED: s->include_flagged = 1; break;
         case OPT_THRESHOLD:
             if (tb_cli_number(optarg, &s->threshold) < 0 || !(s->threshold >= 0))
                 return usage_error("--threshold wants °C, not '%s'", optarg);
@@ -330,8 +336,6 @@ int main(int argc, char **argv)
         }
         else if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
             status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
-        else if (strcmp(what, "runlength") == 0 && s.m.auto_order)
-            status = usage_error("%s", "runlength works with a fixed --order");
         else if (strcmp(what, "sweep") == 0 && !s.sweep_x)
             status = usage_error("%s", "sweep wants its x axis: --x meta:KEY");
         else if (strcmp(what, "sweep") != 0 && (s.sweep_x || s.sweep_y))

@@ -45,12 +45,17 @@ static const char usage_text[] =
     "                          may be repeated\n"
     "  -g, --group-by=HOW      compare groups of runs: dir, meta:KEY or\n"
     "                          re:REGEX, as tb-compare(1)\n"
-    "  -b, --baseline=GROUP    the group the others are compared with\n"
-    "      --threshold=DELTA   °C of T∞ that is a regression (default 0.5)\n"
+    "  -b, --baseline=GROUP    the group the others are compared with, for\n"
+    "                          regressions (default: differences from the first)\n"
+    "      --threshold=DELTA   °C of T∞ that is a regression (default 0.5); asks\n"
+    "                          for regressions too\n"
+    "      --include-flagged   keep flagged fits in the comparison's means and\n"
+    "                          verdicts, marked (by default left out, named)\n"
     "      --tolerance=DELTA   °C of the run length (default 0.5)\n"
     "      --title=TEXT        the page's title\n"
     "      --max-figures=N     figures of the first N runs (default 12)\n"
-    "  -n, --order=N|auto      terms of the model (default 3)\n"
+    "  -n, --order=N|auto      terms of the model, 1 to 4, or auto (the default:\n"
+    "                          1 to 3, as the data support)\n"
     "      --ambient=COLUMN    subtract an ambient column first\n"
     "      --from, --to, --tau-min, --tau-max, --level, --labels\n"
     "                          as tb-fit(1)\n"
@@ -58,14 +63,15 @@ static const char usage_text[] =
     "  -V, --version           show the version and exit\n"
     "\n"
     "Exit status: 0 the report is written; 1 it is written and a fit failed\n"
-    "or a regression was found; 2 usage or input error; 3 output error.\n";
+    "or a regression was found; 2 usage or input error; 3 output error; 4 it is\n"
+    "written and the comparison is inconclusive (a group has too few sound fits).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
     return tb_cli_usage_error("tb-report", fmt, arg);
 }
 
-enum { OPT_THRESHOLD = 256, OPT_TOLERANCE, OPT_TITLE, OPT_MAX_FIGURES };
+enum { OPT_THRESHOLD = 256, OPT_TOLERANCE, OPT_TITLE, OPT_MAX_FIGURES, OPT_INCLUDE_FLAGGED };
 
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -73,6 +79,7 @@ static const struct option own_options[] = {
     {"group-by", required_argument, NULL, 'g'},
     {"baseline", required_argument, NULL, 'b'},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"include-flagged", no_argument, NULL, OPT_INCLUDE_FLAGGED},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"title", required_argument, NULL, OPT_TITLE},
     {"max-figures", required_argument, NULL, OPT_MAX_FIGURES},
@@ -87,6 +94,7 @@ struct settings {
     size_t ncolumns;
     const char *group_by, *baseline, *title;
     const char *threshold;
+    int include_flagged;       /* flagged fits in the comparison's means */
     double tolerance;
     long max_figures;
     struct tb_model_settings m;
@@ -129,6 +137,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
             break;
         case 'g': s->group_by = optarg; break;
         case 'b': s->baseline = optarg; break;
+        case OPT_INCLUDE_FLAGGED: s->include_flagged = 1; break;
         case OPT_THRESHOLD:
             if (tb_cli_number(optarg, &x) < 0 || !(x >= 0))
                 return usage_error("--threshold wants °C, not '%s'", optarg);
@@ -198,7 +207,7 @@ static void html_interval(FILE *f, double value, double lo, double hi, int fallb
         return;
     }
     if (tb_format_estimate(&t, value, lo, hi, tb_interval_decimals(value, lo, hi, fallback), sign))
-        fprintf(f, "%s <span class=ci>[%s, %s]</span>", t.value, t.lo, t.hi);
+        fprintf(f, "<span class=iv>%s <span class=ci>[%s, %s]</span></span>", t.value, t.lo, t.hi);
     else
         fprintf(f, "%s <span class=ci>[interval unknown]</span>", t.value);
 }
@@ -269,10 +278,14 @@ static const char style[] =
     ".ci{color:#666}.ok{color:#186a1c}.flag{color:#8a4b00}.bad{color:#b00020;font-weight:bold}"
     ".verdict{font-size:1.2em;padding:.5em 1em;border-radius:4px;display:inline-block}"
     ".verdict.bad{background:#fde8ea}.verdict.ok{background:#e8f5e9}"
+    ".warn{color:#8a4b00;font-weight:bold}.verdict.warn{background:#fff4e0}ul.verdicts b{font-weight:bold}"
+    "td.num,.iv{white-space:nowrap}"
     "figure{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figure img{max-width:100%;"
     "border:1px solid #eee}figcaption{color:#555}ul.msg li{font-family:monospace;font-size:12px}"
+    "@page{margin:15mm}"   /* the paper's own size: A4 or Letter alike */
     "@media print{body{margin:0;max-width:none;font-size:11px}h2{break-after:avoid}"
-    "table{break-inside:auto}tr{break-inside:avoid}.wide{overflow:visible}}";
+    "table{break-inside:auto}thead{display:table-header-group}tr{break-inside:avoid}"
+    ".wide{overflow:visible}}";
 
 /* --- the other tools ------------------------------------------------------------ */
 
@@ -370,9 +383,10 @@ struct report {
     char figdir[PATH_MAX];
     char errs[PATH_MAX + 16]; /* the tools' standard error, gathered */
     struct table cmp;
-    int have_cmp, regression, failed;
+    int have_cmp, regression, inconclusive, failed;
     char **figs, **captions;  /* PNG paths and what they show */
     size_t nfigs;
+    size_t cmp_fig;           /* the comparison's figure in FIGS, or NFIGS */
     size_t skip;              /* the directory all runs share, not repeated in the tables */
 };
 
@@ -455,7 +469,7 @@ static void make_figures(struct report *r, const char *results)
         snprintf(caption, sizeof caption, "%s: %s, the fit and its residuals", r->rows[i].file, col);
         if (plot_run(r, tool, "fit", r->rows[i].file, col, png) == 0)
             add_figure(r, png, caption);
-        if (!r->s->m.auto_order && !r->rows[i].failed) {
+        if (!r->rows[i].failed) {
             snprintf(png, sizeof png, "%s/runlength-%zu.png", r->figdir, done + 1);
             snprintf(caption, sizeof caption, "%s: %s, T∞ of the run's first minutes: how long a run "
                      "must be", r->rows[i].file, col);
@@ -478,6 +492,8 @@ static void make_figures(struct report *r, const char *results)
             argv[n++] = fixed[i];
         if (r->s->threshold && asprintf(&own[nown], "--threshold=%s", r->s->threshold) >= 0)
             argv[n++] = own[nown++];
+        if (r->s->include_flagged)
+            argv[n++] = "--include-flagged";
         for (size_t i = 1; i < r->cmp.nrows && nown < 40; i++) {
             char **row = r->cmp.rows[i];
             if (i == 1 && asprintf(&own[nown], "--baseline=%s", cell(row, 8)) >= 0)
@@ -490,8 +506,10 @@ static void make_figures(struct report *r, const char *results)
         snprintf(caption, sizeof caption, "T∞ of each run and group, by %s, with intervals",
                  r->s->group_by);
         int st = run_tool((char *const *)argv, NULL, r->errs);
-        if (st == 0 || st == 1)
+        if (st == 0 || st == 1) {
+            r->cmp_fig = r->nfigs;
             add_figure(r, png, caption);
+        }
         for (size_t i = 0; i < nown; i++)
             free(own[i]);
     }
@@ -521,12 +539,16 @@ static void compare_groups(struct report *r, const char *results)
         argv[n++] = "--threshold";
         argv[n++] = r->s->threshold;
     }
+    if (r->s->include_flagged)
+        argv[n++] = "--include-flagged";
     argv[n++] = results;
     argv[n] = NULL;
     int st = run_tool((char *const *)argv, out, r->errs);
-    if ((st == 0 || st == 1) && table_read(out, &r->cmp) == 0) {
+    if ((st == TB_EXIT_OK || st == TB_EXIT_FIT || st == TB_EXIT_INCONCLUSIVE) &&
+        table_read(out, &r->cmp) == 0) {
         r->have_cmp = 1;
-        r->regression = st == 1;
+        r->regression = st == TB_EXIT_FIT;
+        r->inconclusive = st == TB_EXIT_INCONCLUSIVE;
     }
     free(tool);
 }
@@ -554,13 +576,13 @@ static void write_runs(FILE *f, const struct report *r)
         html_n(f, tb_run_source(tb_analysis_run(r->a, 0)), r->skip);
         fputs("</code>, named below without it", f);
     }
-    fputs(".</p><div class=wide><table><tr><th>run</th><th>started</th>", f);
+    fputs(".</p><div class=wide><table><thead><tr><th>run</th><th>started</th>", f);
     for (size_t j = 0; j < nkeys; j++) {
         fputs("<th>", f);
         html(f, keys[j]);
         fputs("</th>", f);
     }
-    fputs("</tr>\n", f);
+    fputs("</tr></thead>\n", f);
     for (size_t i = 0; i < nruns; i++) {
         const tb_run *run = tb_analysis_run(r->a, i);
         if (!run)
@@ -588,10 +610,10 @@ static void write_fits(FILE *f, const struct report *r)
             order = r->rows[i].order;
     fputs("<section id=fits><h2>Fits</h2><p>T(t) = T∞ + Σ k<sub>i</sub>·exp(−t/τ<sub>i</sub>), each "
           "estimate with its interval, written with the digits the interval carries.</p>\n", f);
-    fputs("<table><tr><th>run</th><th>column</th><th>T∞</th>", f);
+    fputs("<table><thead><tr><th>run</th><th>column</th><th>T∞</th>", f);
     for (int j = 0; j < order; j++)
         fprintf(f, "<th>τ%d (s)</th>", j + 1);
-    fputs("<th>rmse</th><th>run length</th><th>flags</th></tr>\n", f);
+    fputs("<th>rmse</th><th>run length</th><th>flags</th></tr></thead>\n", f);
     for (size_t i = 0; i < r->nrows; i++) {
         const tb_result *x = &r->rows[i];
         const tb_analysed_column *c = tb_analysis_column(r->a, i);
@@ -636,19 +658,34 @@ static void write_fits(FILE *f, const struct report *r)
                "within ±%g °C of the whole run's.</p></section>\n", r->s->tolerance);
 }
 
-static void write_comparison(FILE *f, const struct report *r)
+/* Figure I of R with its caption; 0, or -1 when it cannot be read. */
+static int write_figure(FILE *f, const struct report *r, size_t i)
+{
+    fputs("<figure>", f);
+    if (html_image(f, r->figs[i], r->captions[i]) < 0)
+        return -1;
+    fputs("<figcaption>", f);
+    html(f, r->captions[i]);
+    fputs("</figcaption></figure>\n", f);
+    return 0;
+}
+
+static int write_comparison(FILE *f, const struct report *r)
 {
     if (!r->s->group_by)
-        return;
+        return 0;
     fputs("<section id=comparison><h2>Comparison</h2>", f);
     if (!r->have_cmp) {
         fputs("<p class=bad>The groups could not be compared: see the messages below.</p></section>\n", f);
-        return;
+        return 0;
     }
-    fputs("<p>Each group against the baseline: Welch's t-test, Holm-corrected; a verdict is "
-          "significant <i>and</i> beyond its threshold (tb-compare(1)).</p>\n", f);
-    fputs("<table><tr><th>column</th><th>group</th><th>quantity</th><th>runs</th><th>mean</th>"
-          "<th>change from the baseline</th><th>p (Holm)</th><th>verdict</th></tr>\n", f);
+    if (r->cmp_fig < r->nfigs && write_figure(f, r, r->cmp_fig) < 0)
+        return -1;
+    fputs("<p>Each group against the first (or the baseline): Welch's t-test, Holm-corrected; "
+          "flagged fits left out; a regression is significant <i>and</i> beyond its threshold "
+          "(tb-compare(1)).</p>\n", f);
+    fputs("<table><thead><tr><th>column</th><th>group</th><th>quantity</th><th>runs</th><th>mean</th>"
+          "<th>change from the baseline</th><th>p (Holm)</th><th>verdict</th></tr></thead>\n", f);
     for (size_t i = 1; i < r->cmp.nrows; i++) {
         char **row = r->cmp.rows[i];
         const char *metric = cell(row, 2), *verdict = cell(row, 14);
@@ -680,11 +717,82 @@ static void write_comparison(FILE *f, const struct report *r)
         if (*cell(row, 13))
             fprintf(f, "%.2g", atof(cell(row, 13)));
         fprintf(f, "</td><td class=%s>", strcmp(verdict, "regression") == 0 ||
-                                             strcmp(verdict, "changed") == 0 ? "bad" : "ok");
+                                             strcmp(verdict, "changed") == 0 ? "bad"
+                                         : strcmp(verdict, "inconclusive") == 0 ? "warn" : "ok");
         html(f, verdict);
         fputs("</td></tr>\n", f);
     }
     fputs("</table></section>\n", f);
+    return 0;
+}
+
+/* The quantity of a tb-compare CSV metric, in words with its unit. */
+static const char *metric_words(const char *metric, char *buf, size_t size)
+{
+    if (strcmp(metric, "T_inf") == 0)
+        return "T∞";
+    if (strncmp(metric, "tau", 3) == 0) {
+        snprintf(buf, size, "τ%s", metric + 3);
+        return buf;
+    }
+    return "operations/s";
+}
+
+/* The summary's verdicts, first on the page: the overall word, then each
+ * verdict naming its group, column and change with its interval, and the
+ * fits no verdict rests on (as tb-compare said them). */
+static void write_verdicts(FILE *f, const struct report *r)
+{
+    int asked = r->s->baseline || r->s->threshold;   /* regressions asked for */
+    const char *word = !asked ? "Compared: differences from the first group (no --baseline "
+                                "or --threshold, so no regression verdicts)"
+                       : r->regression ? "Regression found"
+                       : r->inconclusive ? "Inconclusive: a group has too few sound fits"
+                       : "No regression";
+    fprintf(f, "<p class=\"verdict %s\">%s</p>", r->regression ? "bad" : r->inconclusive ? "warn" : "ok",
+            word);
+    int any = 0;
+    for (size_t i = 1; i < r->cmp.nrows; i++) {
+        char **row = r->cmp.rows[i];
+        const char *verdict = cell(row, 14);
+        char buf[32];
+        if (!*verdict)
+            continue;
+        int bad = strcmp(verdict, "regression") == 0 || strcmp(verdict, "changed") == 0;
+        fprintf(f, "%s<li class=%s><b>", any++ ? "" : "<ul class=verdicts>",
+                bad ? "bad" : strcmp(verdict, "inconclusive") == 0 ? "warn" : "ok");
+        html(f, verdict);
+        fputs("</b>: ", f);
+        html(f, cell(row, 1));
+        fputs(", ", f);
+        html(f, cell(row, 0));
+        fprintf(f, ", %s ", metric_words(cell(row, 2), buf, sizeof buf));
+        if (*cell(row, 9)) {
+            int ops = strcmp(cell(row, 2), "ops_per_s") == 0;
+            html_interval(f, atof(cell(row, 9)), atof(cell(row, 10)), atof(cell(row, 11)), ops ? 0 : 2, 1);
+            fprintf(f, "%s from ", ops ? "" : strcmp(cell(row, 2), "T_inf") == 0 ? " °C" : " s");
+            html(f, cell(row, 8));
+        } else {
+            fputs("not tested: too few sound fits", f);
+        }
+        fputs("</li>\n", f);
+    }
+    if (any)
+        fputs("</ul>", f);
+    /* tb-compare's word on the fits it left out */
+    FILE *e = fopen(r->errs, "r");
+    char *line = NULL;
+    size_t size = 0;
+    while (e && getline(&line, &size, e) >= 0)
+        if (strncmp(line, "tb-compare: ", 12) == 0 && strstr(line, " fits left out, flagged")) {
+            fputs("<p class=warn>", f);
+            html(f, line + 12);
+            fputs("</p>", f);
+            break;
+        }
+    free(line);
+    if (e)
+        fclose(e);
 }
 
 static void write_messages(FILE *f, const struct report *r)
@@ -740,23 +848,19 @@ static int write_page(FILE *f, struct report *r, int argc, char **argv)
     }
     fputs("</p>\n<section id=summary><h2>Summary</h2>", f);
     if (r->s->group_by && r->have_cmp)
-        fprintf(f, "<p class=\"verdict %s\">%s</p>", r->regression ? "bad" : "ok",
-                r->regression ? "Regression found" : "No regression");
+        write_verdicts(f, r);
     fprintf(f, "<p>%zu run%s, %zu column%s fitted: %zu sound, %zu flagged, %d failed.</p></section>\n",
             tb_analysis_nruns(r->a), tb_analysis_nruns(r->a) == 1 ? "" : "s", r->nrows,
             r->nrows == 1 ? "" : "s", r->nrows - flagged - (size_t)r->failed, flagged, r->failed);
+    /* the comparison before the runs: it is what the page is for */
+    if (write_comparison(f, r) < 0)
+        return -1;
     write_runs(f, r);
     write_fits(f, r);
-    write_comparison(f, r);
     fputs("<section id=figures><h2>Figures</h2>\n", f);
-    for (size_t i = 0; i < r->nfigs; i++) {
-        fputs("<figure>", f);
-        if (html_image(f, r->figs[i], r->captions[i]) < 0)
+    for (size_t i = 0; i < r->nfigs; i++)
+        if (i != r->cmp_fig && write_figure(f, r, i) < 0)
             return -1;
-        fputs("<figcaption>", f);
-        html(f, r->captions[i]);
-        fputs("</figcaption></figure>\n", f);
-    }
     if (!r->nfigs)
         fputs("<p>No figure (see the messages).</p>", f);
     if (tb_analysis_nruns(r->a) > (size_t)r->s->max_figures)
@@ -780,7 +884,7 @@ static int make_dir(const char *path)
 int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .max_figures = 12};
-    struct report r = {.s = &s};
+    struct report r = {.s = &s, .cmp_fig = SIZE_MAX};
     struct tb_paths paths = {0};
     char err[TB_ERRMAX];
     tb_model_settings_init(&s.m);
@@ -817,7 +921,7 @@ int main(int argc, char **argv)
     o.columns = s.columns;
     o.ncolumns = s.ncolumns;
     o.tolerance = s.tolerance;
-    o.run_length = !s.m.auto_order;
+    o.run_length = 1;
     if (!(r.a = tb_analyse_paths((const char *const *)paths.v, paths.n, &o, err, sizeof err))) {
         fprintf(stderr, "tb-report: %s\n", err);
         status = TB_EXIT_INPUT;
@@ -888,10 +992,11 @@ int main(int argc, char **argv)
     if (e)
         fclose(e);
     fprintf(stderr, "tb-report: %s: %zu runs, %zu fits, %zu figures%s\n", page, tb_analysis_nruns(r.a),
-            r.nrows, r.nfigs, r.regression ? "; a regression" : "");
+            r.nrows, r.nfigs, r.regression ? "; a regression" : r.inconclusive ? "; inconclusive" : "");
     /* a run that could not be read is an input error, said above */
     status = tb_analysis_status(r.a) > TB_EXIT_FIT ? tb_analysis_status(r.a)
-             : r.failed || r.regression ? TB_EXIT_FIT : TB_EXIT_OK;
+             : r.failed || r.regression ? TB_EXIT_FIT
+             : r.inconclusive ? TB_EXIT_INCONCLUSIVE : TB_EXIT_OK;
 out:
     if (r.tmp[0]) {   /* the private folder and what the tools left in it */
         char path[PATH_MAX + 32];

@@ -244,11 +244,22 @@ static void test_problems(const char *sim)
        "an unknown work counter: an input error, the run left out whole");
     tb_analysis_free(a);
 
+    /* The run length at the order the whole run supports (the default,
+     * automatic order): three terms for the hour of three. */
     o = tb_analysis_default_options();
     o.run_length = 1;
-    o.auto_order = 1;
+    const char *cpu0[] = {"CPU_0_temp"};
+    o.columns = cpu0;
+    o.ncolumns = 1;
     a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
-    ok(a == NULL && strstr(err, "fixed order"), "run length with --order auto: refused");
+    const tb_analysed_column *rl = a ? tb_analysis_column(a, 0) : NULL;
+    ok(rl && rl->fit && rl->fit->order == 3 && rl->run_length &&
+       fabs(rl->run_length->t_inf.value - rl->fit->series[0].t_inf.value) < 1e-6,
+       "run length with the automatic order: at the order of the whole run (3)");
+    tb_analysis_free(a);
+    o.shared_tau = 1;
+    a = tb_analyse_paths(&sim, 1, &o, err, sizeof err);
+    ok(a == NULL && strstr(err, "shared"), "run length with shared τ: refused");
     tb_analysis_free(a);
 
     o = tb_analysis_default_options();

@@ -664,7 +664,7 @@ static void test_bad_input(void)
     double back[10] = {0, 1, 2, 3, 2, 5, 6, 7, 8, 9};
     double same[10] = {0};
     double bad[10] = {1, 2, NAN, 4, 5, 6, 7, 8, 9, 10};
-    fit_fails(t, y, 4, 3, 0, 0, "4 points are too few for order 3: at least 5 are needed", "too few points");
+    fit_fails(t, y, 4, 3, 0, 0, "4 points are too few for order 3: at least 8 are needed", "too few points");
     fit_fails(t, c, 10, 1, 0, 0, "the data are constant (70): there is nothing to fit", "constant data");
     fit_fails(t, y, 10, 0, 0, 0, "order 0: it must be 1 to 4", "order 0");
     fit_fails(t, y, 10, 9, 0, 0, "order 9: it must be 1 to 4", "order 9");
