@@ -179,6 +179,10 @@ int tb_model_option(int c, const char *arg, struct tb_model_settings *m,
         switch (tb_cli_quantity(arg, "C", &x)) {
         case 1: m->ambient_temp = x; break;
         case -1: what = "--ambient wants a column or a temperature such as 23C"; break;
+        default:   /* "25": a column's number, or 25 °C?  Neither guessed. */
+            if (tb_cli_number(arg, &x) == 0)
+                what = "--ambient wants a column's name or a temperature with its unit "
+                       "(25C for 25 °C)";
         }
         break;
     case TB_OPT_FROM:

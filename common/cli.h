@@ -12,10 +12,12 @@
 
 #include "tbfit.h"
 
-/* Ids of the model options (-n is also short). */
+/* Ids of the model options (-n and -a, as tb-ident's, are also short:
+ * each tool's getopt string has "n:a:"). */
 enum tb_model_option_id {
     TB_OPT_ORDER = 'n',
-    TB_OPT_AMBIENT = 1000, TB_OPT_FROM, TB_OPT_TO, TB_OPT_TAU_MIN, TB_OPT_TAU_MAX,
+    TB_OPT_AMBIENT = 'a',
+    TB_OPT_FROM = 1000, TB_OPT_TO, TB_OPT_TAU_MIN, TB_OPT_TAU_MAX,
     TB_OPT_LEVEL, TB_OPT_LABELS,
 };
 

@@ -60,7 +60,7 @@ static const char usage_text[] =
     "                         1 to 3, as the data support)\n"
     "  -c, --column=SPEC      fit this column; may be repeated (default: every\n"
     "                         °C column but the ambient one)\n"
-    "      --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
+    "  -a, --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
     "                         before fitting\n"
     "      --from=TIME        fit from this time of the run (90, 5min, 1h);\n"
     "                         default: start-up samples left out, as tb-fit\n"
@@ -136,7 +136,7 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
     int c, rc;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":g:b:n:c:j:f:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:b:n:a:c:j:f:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
                 return usage_error("%s", err);

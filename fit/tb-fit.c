@@ -86,7 +86,7 @@ static const char usage_text[] =
     "  -c, --column=SPEC      fit this column: header, name, glob or 1-based\n"
     "                         number; may be repeated (default: every °C column\n"
     "                         but the ambient one and constant ones)\n"
-    "      --ambient=COLUMN|TEMP  subtract this column, interpolated, or this\n"
+    "  -a, --ambient=COLUMN|TEMP  subtract this column, interpolated, or this\n"
     "                         temperature (23C), before fitting\n"
     "      --from=TIME        fit from this time of the run (90, 90s, 5min, 1h);\n"
     "                         default: from its regular sampling, start-up\n"
@@ -195,7 +195,7 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
     double x;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:c:f:j:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:a:c:f:j:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
                 return usage_error("%s", err);

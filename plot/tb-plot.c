@@ -49,7 +49,7 @@ static const char usage_text[] =
     "                         ambient one)\n"
     "  -n, --order=N|auto     terms of the model, 1 to 4, or auto (the default:\n"
     "                         1 to 3, as the data support)\n"
-    "      --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
+    "  -a, --ambient=COLUMN|TEMP  subtract this column (or temperature, 23C)\n"
     "                         before fitting\n"
     "      --from=TIME        from this time of the run (90, 90s, 5min, 1h);\n"
     "                         default: start-up samples left out, as tb-fit\n"
@@ -179,7 +179,7 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
     int c, rc;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:c:n:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:c:n:a:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
                 return usage_error("%s", err);

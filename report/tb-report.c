@@ -56,7 +56,7 @@ static const char usage_text[] =
     "      --max-figures=N     figures of the first N runs (default 12)\n"
     "  -n, --order=N|auto      terms of the model, 1 to 4, or auto (the default:\n"
     "                          1 to 3, as the data support)\n"
-    "      --ambient=COLUMN    subtract an ambient column first\n"
+    "  -a, --ambient=COLUMN    subtract an ambient column first\n"
     "      --from, --to, --tau-min, --tau-max, --level, --labels\n"
     "                          as tb-fit(1)\n"
     "  -h, --help              show this help and exit\n"
@@ -118,7 +118,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
     double x;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:c:g:b:n:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:c:g:b:n:a:hV", options, NULL)) != -1) {
         int m = tb_model_option(c, optarg, &s->m, err, sizeof err);
         if (m < 0)
             return usage_error("%s", err);
