@@ -174,3 +174,21 @@ void tb_left_out_text(FILE *f, const tb_result *const *rows, size_t n, size_t to
         fprintf(f, " and %zu more", n - NAMED);
     fputc('\n', f);
 }
+
+int tb_estimate_determined(const tb_estimate *e, double widest)
+{
+    double width = e->hi - e->lo;
+    return isfinite(width) && !(width > widest);
+}
+
+double tb_values_span(const double *y, size_t n)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (y[i] < lo)
+            lo = y[i];
+        if (y[i] > hi)
+            hi = y[i];
+    }
+    return hi >= lo ? hi - lo : 0;
+}

@@ -61,4 +61,13 @@ void tb_json_estimate(FILE *f, const tb_estimate *e);
  * the first few named. */
 void tb_left_out_text(FILE *f, const tb_result *const *rows, size_t n, size_t total);
 
+/* Whether E's interval says anything: finite, and no wider than WIDEST.
+ * A fit's estimate whose interval spans more than 100 times its data's
+ * span (TB_WIDEST_SPANS) is printed as "not determined", not as digits. */
+#define TB_WIDEST_SPANS 100.0
+int tb_estimate_determined(const tb_estimate *e, double widest);
+
+/* The span of the N values Y (max − min, NaN ignored); 0 for none. */
+double tb_values_span(const double *y, size_t n);
+
 #endif

@@ -215,6 +215,22 @@ static void text_estimate(FILE *f, const tb_estimate *e, int digits)
         fprintf(f, "%s [interval unknown]", t.value);
 }
 
+/* E with UNIT, as text_estimate() writes it, or "not determined" where
+ * its interval is wider than WIDEST: digits of such an interval
+ * ([-3.61e+09, 3.61e+09] °C) mean nothing.  0 when not determined. */
+static int text_fit_estimate(FILE *f, const tb_estimate *e, int digits, double widest,
+                             const char *unit)
+{
+    int below_zero = strcmp(unit, "°C") == 0 && e->value < -273.15;   /* absolute zero */
+    if ((!tb_estimate_determined(e, widest) && isfinite(e->lo)) || below_zero) {
+        fputs("not determined", f);
+        return 0;
+    }
+    text_estimate(f, e, digits);
+    fprintf(f, "%s%s", *unit ? " " : "", unit);
+    return 1;
+}
+
 static void report_text(FILE *f, const tb_fit_report *r)
 {
     const tb_analysed_column *c = r->c;
@@ -223,6 +239,10 @@ static void report_text(FILE *f, const tb_fit_report *r)
     /* a column in other units (a frequency, a power) is fitted all the same */
     const char *unit = c->column->unit;
     const char *sep = *unit ? " " : "";
+    /* the widest interval that still says something: 100 times the data's
+     * span (and of τ the run's duration) */
+    double widest = TB_WIDEST_SPANS * tb_values_span(c->y, c->n);
+    double widest_tau = TB_WIDEST_SPANS * s->duration;
 
     fprintf(f, "%s: %s%s%s%s: order %d, %zu points over %.1f s%s%s", c->source, c->column->name,
             c->part ? " (" : "", c->part ? c->part : "", c->part ? ")" : "", fit->order, s->n,
@@ -231,9 +251,8 @@ static void report_text(FILE *f, const tb_fit_report *r)
         fprintf(f, " (%zu start-up sample%s left out)", c->startup, c->startup == 1 ? "" : "s");
     fputc('\n', f);
     fprintf(f, "  T∞   ");
-    text_estimate(f, &s->t_inf, 2);
-    fprintf(f, "%s%s%s (%g %% interval, ", sep, unit, r->ambient ? " above ambient" : "",
-            r->level * 100);
+    text_fit_estimate(f, &s->t_inf, 2, widest, unit);
+    fprintf(f, "%s (%g %% interval, ", r->ambient ? " above ambient" : "", r->level * 100);
     if (fit->ci == TB_CI_HAC)
         fprintf(f, "hac over %zu lag%s)\n", fit->ci_lags, fit->ci_lags == 1 ? "" : "s");
     else if (fit->ci == TB_CI_BOOTSTRAP)
@@ -246,17 +265,16 @@ static void report_text(FILE *f, const tb_fit_report *r)
                 fit->ci_failed);
     for (int j = 0; j < fit->order; j++) {
         fprintf(f, "  τ%d   ", j + 1);
-        text_estimate(f, &fit->tau[j], 1);
-        fprintf(f, " s   k%d ", j + 1);
-        text_estimate(f, &s->k[j], 2);
-        fprintf(f, "%s%s", sep, unit);
+        text_fit_estimate(f, &fit->tau[j], 1, widest_tau, "s");
+        fprintf(f, "   k%d ", j + 1);
+        text_fit_estimate(f, &s->k[j], 2, widest, unit);
         if (r->labels && r->labels[j])
             fprintf(f, "   %s", r->labels[j]);
         fputc('\n', f);
     }
     fprintf(f, "  rmse %.4f%s%s, rss %.6g%s%s%s (%zu degrees of freedom)\n", fit->rmse, sep,
             unit, fit->rss, sep, unit, *unit ? "²" : "", fit->dof);
-    if (isfinite(c->settle))
+    if (isfinite(c->settle) && !(fit->flags & TB_FIT_DEGENERATE))
         fprintf(f, "  settles within %g%s%s of T∞ after %.0f s (%.1f min)\n",
                 r->tolerance, sep, unit, c->settle, c->settle / 60);
     if (isfinite(c->ops_per_s))

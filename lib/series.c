@@ -63,25 +63,6 @@ const char *tb_term_label(const tb_fit *fit, size_t i, int j)
     return tau < TB_TERM_HEAT_SINK_MAX ? "heat sink" : tau <= TB_TERM_BOARD_MAX ? "board" : "testbed";
 }
 
-int tb_parse_duration(const char *s, double *seconds)
-{
-    static const struct { const char *suffix; double scale; } units[] = {
-        {"", 1}, {"s", 1}, {"ms", 1e-3}, {"min", 60}, {"m", 60}, {"h", 3600},
-    };
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || errno != 0 || !isfinite(x) || x < 0 || isspace((unsigned char)*s))
-        return -1;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].suffix) == 0) {
-            *seconds = x * units[i].scale;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Linear interpolation of column C at time T; the nearest value outside
  * its time range.  C has at least one point. */
 static double interpolate(const tb_column *c, double t)

@@ -438,9 +438,11 @@ void tb_fit_clear(tb_fit *fit);
 /* From runs to fits                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Parse a duration as every tbkit tool writes one (--from, --step): "90",
- * "90s", "500ms", "5min" (or "5m"), "1h"; 0 with *SECONDS set, or -1 when
- * S is not one (negative, not finite, a unit it does not know). */
+/* Parse a duration as every tbkit tool writes one (--from, --step, -t,
+ * plans): "90" (seconds), "90s", "500ms", "5min" (or "5m"), "1h", or a
+ * sum of such terms ("1h30m"); 0 with *SECONDS set, or -1 when S is not
+ * one (negative, not finite, a space, a unit it does not know).  libc
+ * only, as tb_quantity_parse(). */
 int tb_parse_duration(const char *s, double *seconds);
 
 /*

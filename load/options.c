@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "tbfit.h"   /* its libc-only quantities: tb_parse_duration() */
 
 #define MAX_CPUS CPU_SETSIZE
 
@@ -82,21 +83,23 @@ static int parse_number(const char *arg, double *x, char **rest)
     return rest || *end == '\0' ? 0 : -1;
 }
 
-/* "90", "90s", "500ms", "15m", "15min", "1h" into seconds. */
+/* "90", "90s", "500ms", "15m", "15min", "1h" into seconds, as every tbkit
+ * tool reads a time (tb_parse_duration()); positive. */
 static int parse_duration(const char *arg, double *s)
 {
-    char *unit;
-    if (parse_number(arg, s, &unit) < 0)
+    return tb_parse_duration(arg, s) == 0 && *s > 0 ? 0 : -1;
+}
+
+/* A time in milliseconds: a bare number is ms (the option's unit), a time
+ * with its unit is converted ("100", "100ms", "0.1s"). */
+static int parse_ms(const char *arg, double *ms)
+{
+    if (parse_number(arg, ms, NULL) == 0)
+        return 0;
+    if (tb_parse_duration(arg, ms) < 0)
         return -1;
-    static const struct { const char *name; double scale; } units[] = {
-        {"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(unit, units[i].name) == 0) {
-            *s *= units[i].scale;
-            return *s > 0 ? 0 : -1;
-        }
-    return -1;
+    *ms *= 1000;
+    return 0;
 }
 
 /* "8M", "32K", "1G", "4096" into bytes. */
@@ -318,8 +321,9 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
                                    optarg);
             break;
         case 'p':
-            if (parse_number(optarg, &s->period_ms, NULL) < 0 || !(s->period_ms >= 0.1))
-                return usage_error("--period wants milliseconds, at least 0.1, not '%s'", optarg);
+            if (parse_ms(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.1))
+                return usage_error("--period wants milliseconds (or a time such as 1s), at least "
+                                   "0.1, not '%s'", optarg);
             break;
         case 'u':
             if (parse_number(optarg, &s->util, NULL) < 0 || s->util < 0 || s->util > 100)
@@ -327,7 +331,7 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
             break;
         case OPT_PROFILE: s->profile = optarg; break;
         case OPT_PRBS:
-            if (parse_number(optarg, &s->prbs_ms, NULL) < 0 || !(s->prbs_ms >= 1))
+            if (parse_ms(optarg, &s->prbs_ms) < 0 || !(s->prbs_ms >= 1))
                 return usage_error("--prbs wants a bit length in milliseconds, at least 1, not '%s'",
                                    optarg);
             break;
@@ -347,7 +351,7 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
             break;
         }
         case 'r':
-            if (parse_number(optarg, &s->report_ms, NULL) < 0 || !(s->report_ms >= 1))
+            if (parse_ms(optarg, &s->report_ms) < 0 || !(s->report_ms >= 1))
                 return usage_error("--report wants milliseconds, at least 1, not '%s'", optarg);
             break;
         case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;

@@ -74,11 +74,14 @@ static void model_curve(const struct panel_data *p, int j, double scale, double 
     }
 }
 
-/* "53.65 [53.57, 53.73]" in the reports' numeric style. */
-static void estimate_text(const tb_estimate *e, int fallback, char *out, size_t size)
+/* "53.65 [53.57, 53.73]" in the reports' numeric style; "not determined"
+ * where the interval is wider than WIDEST (as tb-fit says it). */
+static void estimate_text(const tb_estimate *e, int fallback, double widest, char *out, size_t size)
 {
     tb_estimate_text t;
-    if (tb_format_estimate(&t, e->value, e->lo, e->hi,
+    if (!tb_estimate_determined(e, widest) && isfinite(e->lo))
+        snprintf(out, size, "not determined");
+    else if (tb_format_estimate(&t, e->value, e->lo, e->hi,
                            tb_interval_decimals(e->value, e->lo, e->hi, fallback), 0))
         snprintf(out, size, "%s [%s, %s]", t.value, t.lo, t.hi);
     else
@@ -98,7 +101,7 @@ static void legend_of_fit(const struct plot_settings *s, const struct panel_data
     const char *labels[TB_FIT_MAX_ORDER];
     tb_model_labels(&s->m, f, 0, labels);
     for (int j = 0; j < f->order; j++) {
-        estimate_text(&f->tau[j], 1, est, sizeof est);
+        estimate_text(&f->tau[j], 1, TB_WIDEST_SPANS * (d->t[d->n - 1] - d->t[0]), est, sizeof est);
         snprintf(text, sizeof text, "term %d: τ%d %s s%s%s", j + 1, j + 1, est,
                  labels[j] ? ", " : "", labels[j] ? labels[j] : "");
         legend_line(lg, text, term_colour[j], 2, 1.5);
@@ -106,8 +109,12 @@ static void legend_of_fit(const struct plot_settings *s, const struct panel_data
     snprintf(text, sizeof text, "fit: %d term%s, rmse %.3g °C", f->order, f->order == 1 ? "" : "s",
              f->rmse);
     legend_line(lg, text, C_RED, 1, 1.8);
-    estimate_text(&f->series[0].t_inf, 2, est, sizeof est);
-    snprintf(text, sizeof text, "T∞ %s °C (%g %%)", est, s->m.fit.level * 100);
+    estimate_text(&f->series[0].t_inf, 2, TB_WIDEST_SPANS * tb_values_span(d->y, d->n), est,
+                  sizeof est);
+    if (strncmp(est, "not", 3) == 0)
+        snprintf(text, sizeof text, "T∞ %s", est);
+    else
+        snprintf(text, sizeof text, "T∞ %s °C (%g %%)", est, s->m.fit.level * 100);
     legend_line(lg, text, C_GREY, 3, 1.5);
     if (f->flags) {
         snprintf(text, sizeof text, "flagged: %s", tb_fit_flags_text(f->flags, flags, sizeof flags));
@@ -175,7 +182,8 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
         } else {
             /* one entry a column: its colour, T∞, and whether it is flagged */
             if (d->fit)
-                estimate_text(&d->fit->series[0].t_inf, 2, est, sizeof est);
+                estimate_text(&d->fit->series[0].t_inf, 2, TB_WIDEST_SPANS * tb_values_span(d->y, d->n),
+                              est, sizeof est);
             snprintf(text, sizeof text, "%s: %s%s%s", d->c->name, d->fit ? "T∞ " : "fit failed",
                      d->fit ? est : "", d->fit ? d->fit->flags ? " °C, flagged" : " °C" : "");
             legend_line(&lg, text, series_colour[k % 8], 1, 2.2);

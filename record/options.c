@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "tbfit.h"   /* its libc-only quantities: tb_parse_duration() and the like */
 #include "window_spec.h"
 
 enum {
@@ -31,12 +32,15 @@ static const char usage_text[] =
     "or until interrupted.\n"
     "\n"
     "Run and output:\n"
-    "  -t, --time=SECONDS        stop after SECONDS (the benchmark is stopped)\n"
-    "      --cooldown=SECONDS    after the benchmark ends (or is stopped), keep\n"
-    "                            recording for SECONDS: the cooling curve; the\n"
+    "  -t, --time=TIME           stop after TIME (900, 900s, 15m, 15min, 1h30m;\n"
+    "                            a bare number is seconds): the benchmark is\n"
+    "                            stopped\n"
+    "      --cooldown=TIME       after the benchmark ends (or is stopped), keep\n"
+    "                            recording for TIME: the cooling curve; the\n"
     "                            benchmark_running column marks the end\n"
     "  -p, --period=MS           sampling period in milliseconds (default 1000;\n"
-    "                            fractions such as 0.5 are accepted)\n"
+    "                            fractions such as 0.5 are accepted), or a time\n"
+    "                            with its unit (1s, 500ms)\n"
     "  -o, --output_dir=DIR      write DIR/NAME.csv (default .)\n"
     "  -O, --output=FILE         write FILE instead; - for standard output\n"
     "  -n, --name=NAME           name the file NAME.csv (default: the\n"
@@ -79,8 +83,8 @@ static const char usage_text[] =
     "\n"
     "Testbed:\n"
     "  -w, --wait=TEMP           start the benchmark once the first sensor reads\n"
-    "                            TEMP °C or less\n"
-    "  -W, --wait-timeout=SECS   give up waiting after SECS (default 600)\n"
+    "                            TEMP or less (40, 40C, 40°C, 313.15K)\n"
+    "  -W, --wait-timeout=TIME   give up waiting after TIME (default 600 s)\n"
     "  -f, --fan-cmd=CMD         run \"CMD SPEED\" (0 to 1) to drive a fan: full\n"
     "                            while waiting, off during the benchmark\n"
     "  -F, --fan-on[=SPEED]      keep the fan at SPEED during the benchmark\n"
@@ -483,22 +487,25 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         /* Bounded so that they stay nanosecond counts of 64 bits (and
          * sensible): a century of run, a day of period. */
         case 't':
-            if (parse_number(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0) ||
+            if (tb_parse_duration(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0) ||
                 s->time_limit_s > 3.2e9)
-                return usage_error("--time wants a positive number of seconds, at most 3.2e9, not ",
+                return usage_error("--time wants a positive time (900, 15m, 1h), at most 3.2e9 s, not ",
                                    optarg);
             break;
         case OPT_COOLDOWN:
-            if (parse_number(optarg, &s->cooldown_s) < 0 || !(s->cooldown_s > 0) ||
+            if (tb_parse_duration(optarg, &s->cooldown_s) < 0 || !(s->cooldown_s > 0) ||
                 s->cooldown_s > 3.2e9)
-                return usage_error("--cooldown wants a positive number of seconds, at most 3.2e9, not ",
+                return usage_error("--cooldown wants a positive time (60, 10m), at most 3.2e9 s, not ",
                                    optarg);
             break;
         case 'p':
-            if (parse_number(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.001) ||
-                s->period_ms > 86400000)
-                return usage_error("--period wants milliseconds from 0.001 to 86400000 (a day), not ",
-                                   optarg);
+            /* a bare number is ms, thermobench's unit; a time has its own */
+            if (parse_number(optarg, &s->period_ms) < 0 &&
+                (tb_parse_duration(optarg, &s->period_ms) < 0 || !((s->period_ms *= 1000) >= 0)))
+                s->period_ms = NAN;
+            if (!(s->period_ms >= 0.001) || s->period_ms > 86400000)
+                return usage_error("--period wants milliseconds from 0.001 to 86400000 (a day), or "
+                                   "a time such as 1s, not ", optarg);
             break;
         case 'o': s->output_dir = optarg; break;
         case 'O': s->output = optarg; break;
@@ -529,13 +536,13 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("out of memory", NULL);
             break;
         case 'w':
-            if (parse_number(optarg, &s->wait_temp) < 0)
-                return usage_error("--wait wants a temperature in °C, not ", optarg);
+            if (tb_quantity_or_number_parse(optarg, "°C", &s->wait_temp) < 0)
+                return usage_error("--wait wants a temperature (40, 40C, 313.15K), not ", optarg);
             break;
         case 'W':
-            if (parse_number(optarg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0) ||
+            if (tb_parse_duration(optarg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0) ||
                 s->wait_timeout_s > 3.2e9)
-                return usage_error("--wait-timeout wants a positive number of seconds, at most 3.2e9, "
+                return usage_error("--wait-timeout wants a positive time (600, 10m), at most 3.2e9 s, "
                                    "not ", optarg);
             break;
         case 'f': s->fan_cmd = optarg; break;

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include "plan.h"
+#include "tbfit.h"   /* its libc-only quantities */
 #include "window_spec.h"
 
 #include <ctype.h>
@@ -113,48 +114,23 @@ fail:
 
 /* --- values ---------------------------------------------------------------- */
 
+/* Durations, temperatures and frequencies are read as every tbkit tool
+ * reads them (tb_parse_duration(), tb_quantity_parse(): libc only). */
 double plan_parse_duration(const char *text)
 {
-    double total = 0;
-    const char *p = text;
-    if (!*p)
+    double total;
+    if (tb_parse_duration(text, &total) < 0)
         return -1;
-    while (*p) {
-        char *end;
-        errno = 0;
-        double x = strtod(p, &end);
-        if (end == p || errno || !isfinite(x) || x < 0 || *p == '-' || *p == '+')
-            return -1;
-        p = end;
-        double unit = 1;
-        if (!strncmp(p, "min", 3))
-            unit = 60, p += 3;
-        else if (*p == 's')
-            p++;
-        else if (*p == 'm' && p[1] != 's')
-            unit = 60, p++;
-        else if (*p == 'h')
-            unit = 3600, p++;
-        else if (*p)
-            return -1;
-        total += x * unit;
-    }
     return total <= 3.2e9 ? total : -1;
 }
 
 uint64_t plan_parse_frequency(const char *text)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || errno || !isfinite(x) || x <= 0 || *text == '-' || *text == '+')
-        return 0;
-    double khz;
-    if (!strcasecmp(end, "GHz"))
-        khz = x * 1e6;
-    else if (!strcasecmp(end, "MHz"))
-        khz = x * 1e3;
-    else if (!strcasecmp(end, "kHz") || !*end)
+    double x, khz;
+    /* cpufreq's own unit, kHz, for a bare number */
+    if (tb_quantity_parse(text, "Hz", &x) == 1)
+        khz = x / 1e3;
+    else if (tb_number_parse(text, strlen(text), &x) == TB_NUMBER_OK && isfinite(x))
         khz = x;
     else
         return 0;
@@ -164,14 +140,11 @@ uint64_t plan_parse_frequency(const char *text)
     return (uint64_t)llround(khz);
 }
 
-/* A temperature "38C" or "38°C": °C, or NaN. */
+/* A temperature "38C", "38°C" or "311.15K": °C, or NaN. */
 static double parse_temperature(const char *text)
 {
-    char *end;
-    double x = strtod(text, &end);
-    if (end == text || !isfinite(x) || (strcmp(end, "C") && strcmp(end, "°C")))
-        return NAN;
-    return x;
+    double x;
+    return tb_quantity_parse(text, "°C", &x) == 1 ? x : NAN;
 }
 
 /* A rate of fall "0.5C/min": °C a minute, or NaN. */

@@ -181,8 +181,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     while ((c = getopt_long(argc, argv, ":p:o:hV", options, NULL)) != -1) {
         switch (c) {
         case O_TINF:
-            if (tb_cli_number(optarg, &s->tinf) < 0)
-                return usage_error("--tinf wants a temperature, not '%s'", optarg);
+            if (tb_cli_quantity_or_number(optarg, "C", &s->tinf) < 0)
+                return usage_error("--tinf wants a temperature (55, 55C, 328.15K), not '%s'", optarg);
             s->have_tinf = 1;
             break;
         case O_TERM:
@@ -202,8 +202,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         }
         case O_POWER:
             s->not_for_model = "--power";
-            if (tb_cli_number(optarg, &s->power) < 0 || s->power < 0)
-                return usage_error("--power wants watts, not '%s'", optarg);
+            if (tb_cli_quantity_or_number(optarg, "W", &s->power) < 0 || s->power < 0)
+                return usage_error("--power wants watts (4, 4W, 4000mW), not '%s'", optarg);
             break;
         case O_ONOFF:
             if (parse_pair(optarg, &s->on_s, &s->off_s) < 0 || !(s->on_s > 0) || !(s->off_s > 0))
@@ -240,8 +240,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("--trip wants a temperature, not '%s'", optarg);
             break;
         case O_AMBIENT:
-            if (tb_cli_number(optarg, &s->ambient) < 0)
-                return usage_error("--ambient wants a temperature, not '%s'", optarg);
+            if (tb_cli_quantity_or_number(optarg, "C", &s->ambient) < 0)
+                return usage_error("--ambient wants a temperature (25, 25C, 298.15K), not '%s'", optarg);
             break;
         case O_DURATION:
             if (tb_parse_duration(optarg, &s->duration) < 0 || !(s->duration > 0))

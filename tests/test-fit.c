@@ -693,6 +693,10 @@ static void test_helpers(void)
     ok(tb_parse_duration("-5", &x) == -1, "no negative time");
     ok(tb_parse_duration("5d", &x) == -1, "no days");
     ok(tb_parse_duration("", &x) == -1, "nothing");
+    ok(tb_parse_duration("1h30m", &x) == 0 && x == 5400, "1h30m is 5400 s: terms add up");
+    ok(tb_parse_duration("2m30s", &x) == 0 && x == 150, "2m30s");
+    ok(tb_parse_duration("15m5", &x) == -1, "a term without its unit after another");
+    ok(tb_parse_duration("1e3ms", &x) == 0 && x == 1, "1e3ms");
 
     double ct[] = {0, 10, 20, 30, 40}, cv[] = {40, 42, 44, 46, 48};
     double at[] = {5, 25}, av[] = {20, 22};
