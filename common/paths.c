@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "paths.h"
+#include "tbfit.h"
 
 void tb_say(FILE *msg, const char *prog, const char *fmt, ...)
 {
@@ -28,9 +29,11 @@ void tb_say(FILE *msg, const char *prog, const char *fmt, ...)
 
 /* --- inputs ---------------------------------------------------------------- */
 
+/* A directory's runs in natural order, as groups are: 5.4 before 5.10,
+ * run2 before run10. */
 static int compare_strings(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return tb_natural_compare(*(char *const *)a, *(char *const *)b);
 }
 
 static int push_path(struct tb_paths *l, const char *p)
