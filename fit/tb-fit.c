@@ -570,15 +570,23 @@ static int open_sides(const struct settings *s, struct tb_output_file *side)
     return 0;
 }
 
-/* Put them in place; 0, or -1 said when one could not be written. */
-static int commit_sides(struct tb_output_file *side)
+/* Put them in place: the exit status, said when one could not be written
+ * (TB_EXIT_OUTPUT).  A side file no fit gave a row to is not written (a
+ * file of a header alone would pass for an answer): said, the one there
+ * before kept, and TB_EXIT_FIT. */
+static int commit_sides(struct tb_output_file *side, const size_t *rows)
 {
     char err[TB_ERRMAX];
-    int rc = 0;
+    int rc = TB_EXIT_OK;
     for (int k = 0; k < NSIDES; k++) {
-        if (side[k].f && tb_output_commit(&side[k], err, sizeof err) < 0) {
+        if (side[k].f && rows[k] == 0) {
+            fprintf(stderr, "tb-fit: %s %s: not written: no fit gave it a row\n", side_option[k],
+                    side[k].path);
+            tb_output_abort(&side[k]);
+            rc = worst_status(rc, TB_EXIT_FIT);
+        } else if (side[k].f && tb_output_commit(&side[k], err, sizeof err) < 0) {
             fprintf(stderr, "tb-fit: %s %s\n", side_option[k], err);
-            rc = -1;
+            rc = TB_EXIT_OUTPUT;
         }
     }
     return rc;
@@ -671,6 +679,7 @@ int main(int argc, char **argv)
     /* Print each job's report as soon as it and all before it are done;
      * on a terminal, a progress line between them. */
     int any_item = 0;
+    size_t side_rows[NSIDES] = {0};   /* jobs that wrote into each side file */
     struct tb_progress progress;
     tb_progress_start(&progress, "tb-fit", "runs", njobs);
     for (size_t i = 0; i < njobs; i++) {
@@ -692,8 +701,10 @@ int main(int argc, char **argv)
             fputs(jobs[i].msg, stderr);
         status = worst_status(status, jobs[i].status);
         for (int k = 0; k < NSIDES; k++) {
-            if (side[k].f && jobs[i].sidelen[k] > 0)
+            if (side[k].f && jobs[i].sidelen[k] > 0) {
                 fwrite(jobs[i].side[k], 1, jobs[i].sidelen[k], side[k].f);
+                side_rows[k]++;
+            }
             free(jobs[i].side[k]);
         }
         free(jobs[i].out);
@@ -710,8 +721,7 @@ int main(int argc, char **argv)
     free(s.columns);
     free(s.work);
     tb_model_settings_free(&s.m);
-    if (commit_sides(side) < 0)
-        status = TB_EXIT_OUTPUT;
+    status = worst_status(status, commit_sides(side, side_rows));
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
         return TB_EXIT_OUTPUT;

@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <plplot.h>
 #include <stdio.h>
@@ -98,7 +99,7 @@ int figure_check_output(const char *path, char *err, size_t errlen)
 {
     if (!driver_for(path)) {
         snprintf(err, errlen, "%s: unknown extension: the figure can be .png, .svg or .pdf", path);
-        return -1;
+        return TB_EXIT_INPUT;
     }
     /* A file of its own beside the figure (so that the rename stays on one
      * file system); the figure itself, or a link's target, is not touched
@@ -107,19 +108,27 @@ int figure_check_output(const char *path, char *err, size_t errlen)
     free(temp_path);
     temp_path = NULL;
     output_path = path;
-    if (tb_output_written_through(path))
+    if (tb_output_written_through(path)) {
+        /* drawn into as it is: it must open, or PLplot tries eleven times */
+        int fd = open(path, O_WRONLY | O_NOCTTY);
+        if (fd < 0) {
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            return TB_EXIT_OUTPUT;
+        }
+        close(fd);
         return 0;
+    }
     if (asprintf(&temp_path, "%s.XXXXXX", path) < 0) {
         temp_path = NULL;
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return TB_EXIT_OUTPUT;
     }
     int fd = mkstemp(temp_path);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         free(temp_path);
         temp_path = NULL;
-        return -1;
+        return TB_EXIT_OUTPUT;
     }
     mode_t mask = umask(0);   /* the figure's mode as a new file's, not mkstemp's 0600 */
     umask(mask);

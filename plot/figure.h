@@ -41,7 +41,9 @@ double figure_text_scale(const struct figure *fig, int rows, double *min_height)
 
 /* Check that PATH's extension (.png, .svg, .pdf) names a driver and that
  * a file can be made beside it (the figure is drawn there, then renamed
- * over PATH by figure_finish()); 0, or -1 with a message in ERR. */
+ * over PATH by figure_finish()); 0, or the exit status with a message in
+ * ERR: TB_EXIT_INPUT for the extension, TB_EXIT_OUTPUT for a figure that
+ * cannot be written. */
 int figure_check_output(const char *path, char *err, size_t errlen);
 
 /* At the end, with the figure's exit STATUS: a figure drawn whole (and

@@ -347,10 +347,10 @@ int main(int argc, char **argv)
             status = usage_error("%s wants the power step: --power COLUMN|POWER", what);
         else if (!thermal && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
             status = usage_error("%s", "--power and --idle-power are for the zth and spectrum figures");
-        else if (figure_check_output(s.fig.path, err, sizeof err) < 0) {
+        else if ((status = figure_check_output(s.fig.path, err, sizeof err)) != 0)
             fprintf(stderr, "tb-plot: %s\n", err);
-            status = TB_EXIT_INPUT;
-        }
+        else
+            status = -1;   /* no error: go on */
     }
     if (status >= 0) {
         free(s.columns);

@@ -795,12 +795,57 @@ static void write_verdicts(FILE *f, const struct report *r)
         fclose(e);
 }
 
+/* LINE less the tool that said it ("tb-plot: "), which tells nothing of
+ * the cause: what two tools say alike is one message. */
+static const char *message_cause(const char *line)
+{
+    if (strncmp(line, "tb-", 3) == 0) {
+        const char *colon = strstr(line, ": ");
+        if (colon && (size_t)(colon - line) < 16)
+            return colon + 2;
+    }
+    return line;
+}
+
+/* The tools' messages gathered in R->errs, each cause once: the analysis
+ * said it already, or another tool (every figure rereads its run and
+ * says the run's warnings again).  A NULL-ended array to free, or NULL. */
+static char **unique_messages(const struct report *r)
+{
+    FILE *e = fopen(r->errs, "r");
+    char *line = NULL, **v = NULL;
+    size_t size = 0, n = 0;
+    while (e && getline(&line, &size, e) >= 0) {
+        line[strcspn(line, "\n")] = '\0';
+        const char *cause = message_cause(line);
+        int seen = 0;
+        for (size_t i = 0; !seen && i < tb_analysis_nmessages(r->a); i++)
+            seen = strcmp(tb_analysis_message(r->a, i), cause) == 0;
+        for (size_t i = 0; !seen && i < n; i++)
+            seen = strcmp(message_cause(v[i]), cause) == 0;
+        char **nv = seen ? v : realloc(v, (n + 2) * sizeof *nv);
+        if (!nv)
+            break;
+        v = nv;
+        if (!seen && (v[n] = strdup(line)))
+            v[++n] = NULL;
+    }
+    free(line);
+    if (e)
+        fclose(e);
+    return v;
+}
+
+static void free_messages(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 static void write_messages(FILE *f, const struct report *r)
 {
     size_t n = tb_analysis_nmessages(r->a);
-    FILE *e = fopen(r->errs, "r");
-    char *line = NULL;
-    size_t size = 0;
     fputs("<section id=messages><h2>Warnings and notes</h2>", f);
     int any = 0;
     for (size_t i = 0; i < n; i++) {
@@ -808,21 +853,13 @@ static void write_messages(FILE *f, const struct report *r)
         html(f, tb_analysis_message(r->a, i));
         fputs("</li>\n", f);
     }
-    char *prev = NULL;
-    while (e && getline(&line, &size, e) >= 0) {
-        line[strcspn(line, "\n")] = '\0';
-        if (prev && strcmp(prev, line) == 0)
-            continue;   /* a fit's figure and its run length's say it alike */
+    char **tools = unique_messages(r);
+    for (size_t i = 0; tools && tools[i]; i++) {
         fputs(any++ ? "<li>" : "<ul class=msg><li>", f);
-        html(f, line);
+        html(f, tools[i]);
         fputs("</li>\n", f);
-        free(prev);
-        prev = strdup(line);
     }
-    free(prev);
-    free(line);
-    if (e)
-        fclose(e);
+    free_messages(tools);
     fputs(any ? "</ul>" : "<p class=ok>None: every run was read and fitted without a word.</p>", f);
     fputs("</section>\n", f);
 }
@@ -976,21 +1013,11 @@ int main(int argc, char **argv)
         status = TB_EXIT_OUTPUT;
         goto out;
     }
-    /* the tools' own messages, said here too */
-    FILE *e = fopen(r.errs, "r");
-    char *line = NULL;
-    size_t size = 0;
-    char *prev = NULL;
-    while (e && getline(&line, &size, e) >= 0) {
-        if (!prev || strcmp(prev, line) != 0)
-            fputs(line, stderr);
-        free(prev);
-        prev = strdup(line);
-    }
-    free(prev);
-    free(line);
-    if (e)
-        fclose(e);
+    /* the tools' own messages, said here too, each cause once */
+    char **tools = unique_messages(&r);
+    for (size_t i = 0; tools && tools[i]; i++)
+        fprintf(stderr, "%s\n", tools[i]);
+    free_messages(tools);
     fprintf(stderr, "tb-report: %s: %zu runs, %zu fits, %zu figures%s\n", page, tb_analysis_nruns(r.a),
             r.nrows, r.nfigs, r.regression ? "; a regression" : r.inconclusive ? "; inconclusive" : "");
     /* a run that could not be read is an input error, said above */
