@@ -791,3 +791,9 @@ static void legend_place(const struct legend *l, int position, double x, double 
     free(text_colours);
     free(sym_numbers);
 }
+
+const char *figure_file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}

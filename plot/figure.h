@@ -127,4 +127,8 @@ void legend_free(struct legend *l);
 void legend_draw_outside_top(const struct legend *l);
 int legend_outside_columns(const struct legend *l);
 
+/* PATH as a default title names it: its file name, without the folders
+ * (a title of the whole path runs off the page). */
+const char *figure_file_name(const char *path);
+
 #endif

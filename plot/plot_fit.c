@@ -316,9 +316,9 @@ int plot_fit(const struct plot_settings *s, const char *path)
             if (s->fig.title)
                 snprintf(title, sizeof title, "%s", s->fig.title);
             else if (s->overlay)
-                snprintf(title, sizeof title, "%s", path);
+                snprintf(title, sizeof title, "%s", figure_file_name(path));
             else
-                snprintf(title, sizeof title, "%s: %s", path, p[k].c->name);
+                snprintf(title, sizeof title, "%s: %s", figure_file_name(path), p[k].c->name);
             draw_fit_panel(s, s->overlay ? p : &p[k], s->overlay ? ncol : 1, left,
                            res_top + figure_lines(0.8), top - figure_lines(2.2), title, scale,
                            t_lo, t_hi);

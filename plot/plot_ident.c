@@ -215,7 +215,8 @@ int plot_ident(const struct plot_settings *s, const char *path)
         if (s->fig.title)
             snprintf(title, sizeof title, "%s: %s", s->fig.title, m.sensors[i]);
         else
-            snprintf(title, sizeof title, "%s: %s predicted by %s", path, m.sensors[i], s->model);
+            snprintf(title, sizeof title, "%s: %s predicted by %s", figure_file_name(path), m.sensors[i],
+                     figure_file_name(s->model));
         double top = 1 - band * (double)i;
         draw_sensor(&p[i], m.sensors[i], title, left, top, top - band,
                     i + 1 == ns ? xlabel : NULL, scale, t_lo, t_hi);

@@ -331,7 +331,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
     }
     plwind(t_lo, t_hi, lo[0], hi[0]);
     plcol0(C_BLACK);
-    plmtex("t", 1.2, 0.5, 0.5, s->fig.title ? s->fig.title : path);
+    plmtex("t", 1.2, 0.5, 0.5, s->fig.title ? s->fig.title : figure_file_name(path));
     legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
     legend_free(&lg);
     figure_end();
@@ -410,7 +410,7 @@ int plot_runlength(const struct plot_settings *s, const char *path)
     char ylabel[128], title[512];
     snprintf(ylabel, sizeof ylabel, "T∞ of %s (%s)", c->name, s->m.ambient ? "°C above ambient" : "°C");
     draw_axes(0.09, 0.97, 0.10, 0.92, 0, x_hi, lo, hi, "bcnst", "bcnstv", xl, ylabel);
-    snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : path);
+    snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : figure_file_name(path));
     plcol0(C_BLACK);
     plmtex("t", 1.2, 0.5, 0.5, title);
 

@@ -64,7 +64,7 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
     if (s->fig.title)
         snprintf(title, sizeof title, "%s", s->fig.title);
     else
-        snprintf(title, sizeof title, "%s: %s, power step %.3g W", path, c->column->name,
+        snprintf(title, sizeof title, "%s: %s, power step %.3g W", figure_file_name(path), c->column->name,
                  th->power.step);
     plcol0(C_BLACK);
     plmtex("t", 1.2, 0.5, 0.5, title);
@@ -171,7 +171,7 @@ static int draw_spectrum(const struct plot_settings *s, const tb_analysed_column
     if (s->fig.title)
         snprintf(title, sizeof title, "%s", s->fig.title);
     else
-        snprintf(title, sizeof title, "%s: %s, power step %.3g W", path, c->column->name,
+        snprintf(title, sizeof title, "%s: %s, power step %.3g W", figure_file_name(path), c->column->name,
                  c->thermal->power.step);
     draw_axes(0.10, 0.97, 0.58, 0.92, x0, x1, y0, y1, "bclnst", "bcnstv", "time constant τ (s)",
               "R per decade (K/W)");
