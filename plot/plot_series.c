@@ -262,6 +262,14 @@ int plot_raw(const struct plot_settings *s, const char *path)
         vscale[a] = unit_scale(units[a], fmax(fabs(lo[a]), fabs(hi[a])), &shown[a]);
         lo[a] /= vscale[a];
         hi[a] /= vscale[a];
+        /* The right axis spans at least a tenth of its level: a work rate
+         * steady to 0.1 % is drawn flat, not as swings over the height. */
+        double level = fmax(fabs(lo[a]), fabs(hi[a]));
+        if (a == 1 && hi[a] - lo[a] < 0.1 * level) {
+            double mid = (lo[a] + hi[a]) / 2;
+            lo[a] = mid - 0.05 * level;
+            hi[a] = mid + 0.05 * level;
+        }
         padded_range(&lo[a], &hi[a]);
     }
     if (units[1])   /* the right axis's floor clear of the left's (a frequency's of the ambient) */
