@@ -474,6 +474,8 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
     size_t per = o->cooling ? 2 : 1;
     for (size_t i = 0; i < a->ncols; i += per) {
         struct column *c = &a->cols[i];
+        if (o->progress && i > 0)
+            o->progress(o->progress_ctx, i, a->ncols);
         if (fit_columns(o, c, per, &a->fits[i], err, sizeof err) < 0) {
             for (size_t p = 0; p < per; p++)
                 fail_column(a, c + p, "fit", err);

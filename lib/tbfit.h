@@ -834,6 +834,10 @@ typedef struct tb_analysis_options {
     int spectrum;                   /* non-zero: each network's time-
                                        constant spectrum and structure
                                        function (tb_thermal_spectrum()) */
+    void (*progress)(void *ctx, size_t done, size_t total);
+                                    /* told after each fit, DONE of TOTAL
+                                       (a progress line); NULL for none */
+    void *progress_ctx;
 } tb_analysis_options;
 
 tb_analysis_options tb_analysis_default_options(void);

@@ -913,6 +913,14 @@ static int write_page(FILE *f, struct report *r, int argc, char **argv)
     return ferror(f) ? -1 : 0;
 }
 
+/* The analysis's word after each fit, for the progress line. */
+static void show_fitting(void *ctx, size_t done, size_t total)
+{
+    struct tb_progress *p = ctx;
+    p->total = total;
+    tb_progress_show(p, done);
+}
+
 static int make_dir(const char *path)
 {
     return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
@@ -959,7 +967,14 @@ int main(int argc, char **argv)
     o.ncolumns = s.ncolumns;
     o.tolerance = s.tolerance;
     o.run_length = 1;
-    if (!(r.a = tb_analyse_paths((const char *const *)paths.v, paths.n, &o, err, sizeof err))) {
+    /* many runs take a while to fit: a progress line on a terminal */
+    struct tb_progress fitting;
+    tb_progress_start(&fitting, "tb-report", "columns fitted", 1000);
+    o.progress = show_fitting;
+    o.progress_ctx = &fitting;
+    r.a = tb_analyse_paths((const char *const *)paths.v, paths.n, &o, err, sizeof err);
+    tb_progress_clear(&fitting);
+    if (!r.a) {
         fprintf(stderr, "tb-report: %s\n", err);
         status = TB_EXIT_INPUT;
         goto out;
