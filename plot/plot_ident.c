@@ -72,6 +72,25 @@ static void draw_sensor(const struct sensor_panel *p, const char *name, const ch
     free(x);
 }
 
+/* The scale of the gain matrix's colours, from 0 (white) to KMAX (the
+ * deepest red), right of the matrix, in K per unit of input. */
+static void draw_gain_scale(double kmax)
+{
+    PLFLT width, height;
+    PLINT label_opts[] = {PL_COLORBAR_LABEL_RIGHT};
+    const char *labels[] = {"gain (K per unit)"};
+    const char *axis_opts[] = {"bcvtm"};
+    PLFLT ticks[] = {0};
+    PLINT sub_ticks[] = {0};
+    PLINT n_values[] = {2};
+    PLFLT range[] = {0, kmax};
+    const PLFLT *values[] = {range};
+    plcolorbar(&width, &height, PL_COLORBAR_GRADIENT | PL_COLORBAR_LABEL_RIGHT,
+               PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.015, 0, 0.025, 1.0,
+               C_WHITE, C_BLACK, 1, 0, 0, 0, 0, 1, label_opts, labels, 1, axis_opts, ticks,
+               sub_ticks, n_values, values);
+}
+
 /* The steady-state gain matrix: a cell per sensor (rows) and input
  * (columns), its colour by its gain, its value written in it. */
 static void draw_gains(const tb_ident_model *m, double left, double top, double bottom)
@@ -83,7 +102,9 @@ static void draw_gains(const tb_ident_model *m, double left, double top, double 
         kmax = fmax(kmax, m->steady[k].value);
     if (!(kmax > 0))
         kmax = 1;
-    plvpor(left, 0.97, vy0, vy1);
+    /* the matrix, and right of it the colour bar that reads its colours */
+    double right = 0.97 - figure_chars(10);
+    plvpor(left, right, vy0, vy1);
     plwind(0, (double)nu, 0, (double)ns);
     /* white to deep red: the hotter the path, the darker */
     PLFLT pos[2] = {0, 1}, r[2] = {1, 0.70}, g[2] = {1, 0.10}, b[2] = {1, 0.10};
@@ -109,6 +130,7 @@ static void draw_gains(const tb_ident_model *m, double left, double top, double 
         }
     plcol0(C_BLACK);
     plbox("bc", 1, 0, "bc", 1, 0);
+    draw_gain_scale(kmax);
     for (size_t u = 0; u < nu; u++)
         plmtex("b", 1.2, ((double)u + 0.5) / (double)nu, 0.5, m->inputs[u]);
     for (size_t i = 0; i < ns; i++)
