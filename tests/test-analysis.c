@@ -355,6 +355,27 @@ static void test_results_file(void)
     char flags[256];
     is_string(tb_fit_flags_text(TB_FIT_THROTTLED | TB_FIT_TAU_MERGED, flags, sizeof flags),
               "tau_merged;throttled", "flags as text, in the order of their bits");
+
+    /* Which rows a mean may rest on: a 15-minute run of τ 50 and 300 s
+     * extrapolates by Σ k·exp(−d/τ) = 6·e⁻³ ≈ 0.30 °C, a 60-second one by
+     * about 9 °C. */
+    tb_result r = {.order = 2, .duration = 900, .flags = (char *)"",
+                   .k = {{-6, -6.1, -5.9}, {-6, -6.1, -5.9}}, .tau = {{50, 49, 51}, {300, 290, 310}}};
+    double x = tb_result_extrapolation(&r);
+    ok(fabs(x - 6 * (exp(-18) + exp(-3))) < 1e-12, "the extrapolation from the terms: %g °C", x);
+    ok(tb_result_sound(&r, 0.5), "no flag: sound");
+    r.flags = (char *)"extrapolated";
+    ok(tb_result_sound(&r, 0.5), "extrapolated by 0.30 °C, within 0.5: sound");
+    ok(!tb_result_sound(&r, 0.2), "... not within 0.2");
+    r.duration = 60;
+    ok(!tb_result_sound(&r, 0.5), "a minute's run, extrapolated by %.1f °C: not sound",
+       tb_result_extrapolation(&r));
+    r.duration = 900;
+    r.flags = (char *)"extrapolated;lack_of_fit";
+    ok(!tb_result_sound(&r, 0.5), "any other flag: not sound");
+    r.flags = (char *)"";
+    r.failed = 1;
+    ok(!tb_result_sound(&r, 0.5), "a failed fit: not sound");
 }
 
 int main(void)
