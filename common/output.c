@@ -192,3 +192,19 @@ double tb_values_span(const double *y, size_t n)
     }
     return hi >= lo ? hi - lo : 0;
 }
+
+const char *tb_display_unit(const char *unit, double magnitude, double *factor)
+{
+    static const struct { double from; const char *name; } hz[] = {
+        {1e9, "GHz"}, {1e6, "MHz"}, {1e3, "kHz"},
+    };
+    *factor = 1;
+    if (strcmp(unit, "Hz") != 0)
+        return unit;
+    for (size_t i = 0; i < sizeof hz / sizeof *hz; i++)
+        if (fabs(magnitude) >= hz[i].from) {
+            *factor = 1 / hz[i].from;
+            return hz[i].name;
+        }
+    return unit;
+}

@@ -70,4 +70,9 @@ int tb_estimate_determined(const tb_estimate *e, double widest);
 /* The span of the N values Y (max − min, NaN ignored); 0 for none. */
 double tb_values_span(const double *y, size_t n);
 
+/* The unit a person reads a value of MAGNITUDE in UNIT in, and the
+ * factor to it: a frequency of 1.2e9 Hz in GHz (1.2), 6e8 Hz in MHz (600),
+ * as cpufreq's own scale; any other unit as it is, factor 1. */
+const char *tb_display_unit(const char *unit, double magnitude, double *factor);
+
 #endif

@@ -217,12 +217,17 @@ static void text_estimate(FILE *f, const tb_estimate *e, int digits)
 
 /* E with UNIT, as text_estimate() writes it, or "not determined" where
  * its interval is wider than WIDEST: digits of such an interval
- * ([-3.61e+09, 3.61e+09] °C) mean nothing.  0 when not determined. */
+ * ([-3.61e+09, 3.61e+09] °C) mean nothing; so are those of a LEVEL (a
+ * T∞, not above an ambient) beyond the possible.  0 when not determined. */
 static int text_fit_estimate(FILE *f, const tb_estimate *e, int digits, double widest,
-                             const char *unit)
+                             const char *unit, int level)
 {
-    int below_zero = strcmp(unit, "°C") == 0 && e->value < -273.15;   /* absolute zero */
-    if ((!tb_estimate_determined(e, widest) && isfinite(e->lo)) || below_zero) {
+    /* beyond the possible: below absolute zero, a negative frequency */
+    size_t len = strlen(unit);
+    int frequency = len >= 2 && strcmp(unit + len - 2, "Hz") == 0;
+    int impossible = level && ((strcmp(unit, "°C") == 0 && e->value < -273.15) ||
+                               (frequency && e->lo < 0));
+    if ((!tb_estimate_determined(e, widest) && isfinite(e->lo)) || impossible) {
         fputs("not determined", f);
         return 0;
     }
@@ -236,13 +241,18 @@ static void report_text(FILE *f, const tb_fit_report *r)
     const tb_analysed_column *c = r->c;
     const tb_fit *fit = c->fit;
     const tb_fit_series *s = &fit->series[c->series];
-    /* a column in other units (a frequency, a power) is fitted all the same */
-    const char *unit = c->column->unit;
+    /* a column in other units (a frequency, a power) is fitted all the
+     * same, and told in the unit a person reads (MHz, not 1.2e+09 Hz) */
+    double u;
+    const char *unit = tb_display_unit(c->column->unit, fabs(s->t_inf.value), &u);
     const char *sep = *unit ? " " : "";
     /* the widest interval that still says something: 100 times the data's
      * span (and of τ the run's duration) */
-    double widest = TB_WIDEST_SPANS * tb_values_span(c->y, c->n);
+    double widest = TB_WIDEST_SPANS * tb_values_span(c->y, c->n) * u;
     double widest_tau = TB_WIDEST_SPANS * s->duration;
+    tb_estimate t_inf = {s->t_inf.value * u, s->t_inf.lo * u, s->t_inf.hi * u}, k[TB_FIT_MAX_ORDER];
+    for (int j = 0; j < fit->order; j++)
+        k[j] = (tb_estimate){s->k[j].value * u, s->k[j].lo * u, s->k[j].hi * u};
 
     fprintf(f, "%s: %s%s%s%s: order %d, %zu points over %.1f s%s%s", c->source, c->column->name,
             c->part ? " (" : "", c->part ? c->part : "", c->part ? ")" : "", fit->order, s->n,
@@ -251,7 +261,7 @@ static void report_text(FILE *f, const tb_fit_report *r)
         fprintf(f, " (%zu start-up sample%s left out)", c->startup, c->startup == 1 ? "" : "s");
     fputc('\n', f);
     fprintf(f, "  T∞   ");
-    text_fit_estimate(f, &s->t_inf, 2, widest, unit);
+    text_fit_estimate(f, &t_inf, 2, widest, unit, !r->ambient);
     fprintf(f, "%s (%g %% interval, ", r->ambient ? " above ambient" : "", r->level * 100);
     if (fit->ci == TB_CI_HAC)
         fprintf(f, "hac over %zu lag%s)\n", fit->ci_lags, fit->ci_lags == 1 ? "" : "s");
@@ -265,18 +275,18 @@ static void report_text(FILE *f, const tb_fit_report *r)
                 fit->ci_failed);
     for (int j = 0; j < fit->order; j++) {
         fprintf(f, "  τ%d   ", j + 1);
-        text_fit_estimate(f, &fit->tau[j], 1, widest_tau, "s");
+        text_fit_estimate(f, &fit->tau[j], 1, widest_tau, "s", 0);
         fprintf(f, "   k%d ", j + 1);
-        text_fit_estimate(f, &s->k[j], 2, widest, unit);
+        text_fit_estimate(f, &k[j], 2, widest, unit, 0);
         if (r->labels && r->labels[j])
             fprintf(f, "   %s", r->labels[j]);
         fputc('\n', f);
     }
-    fprintf(f, "  rmse %.4f%s%s, rss %.6g%s%s%s (%zu degrees of freedom)\n", fit->rmse, sep,
-            unit, fit->rss, sep, unit, *unit ? "²" : "", fit->dof);
+    fprintf(f, "  rmse %.4f%s%s, rss %.6g%s%s%s (%zu degrees of freedom)\n", fit->rmse * u, sep,
+            unit, fit->rss * u * u, sep, unit, *unit ? "²" : "", fit->dof);
     if (isfinite(c->settle) && !(fit->flags & TB_FIT_DEGENERATE))
         fprintf(f, "  settles within %g%s%s of T∞ after %.0f s (%.1f min)\n",
-                r->tolerance, sep, unit, c->settle, c->settle / 60);
+                r->tolerance * u, sep, unit, c->settle, c->settle / 60);
     if (isfinite(c->ops_per_s))
         fprintf(f, "  work rate %.6g operations/s\n", c->ops_per_s);
     if (fit->flags) {
@@ -298,16 +308,16 @@ static void report_text(FILE *f, const tb_fit_report *r)
                   "--order auto, or a longer run\n", f);
         if (fit->flags & TB_FIT_EXTRAPOLATED) {
             fprintf(f, "  T∞ is an extrapolation: the fitted curve ends %.2f%s%s %s it", 
-                    fabs(s->remaining), sep, unit, s->remaining > 0 ? "below" : "above");
+                    fabs(s->remaining) * u, sep, unit, s->remaining > 0 ? "below" : "above");
             if (isfinite(s->order_t_inf) && !(fabs(s->order_t_inf - s->t_inf.value) < 1e-9))
                 fprintf(f, ", and %d terms put it at %.2f%s%s (the interval holds both)",
-                        fit->order + 1, s->order_t_inf, sep, unit);
+                        fit->order + 1, s->order_t_inf * u, sep, unit);
             fputs("; a longer run measures it\n", f);
         }
         if ((fit->flags & TB_FIT_LACK_OF_FIT) && isfinite(s->misfit))
             fprintf(f, "  lack of fit: the data depart from the model by %+.2f%s%s on average "
                     "from %.0f to %.0f s of the fit (a power step, throttling or drift?)\n",
-                    s->misfit, sep, unit, s->misfit_from, s->misfit_to);
+                    s->misfit * u, sep, unit, s->misfit_from, s->misfit_to);
     }
 }
 

@@ -189,17 +189,20 @@ static void print_text(const tb_run *run, const size_t *idx, size_t n,
     for (size_t k = 0; k < n; k++) {
         const tb_column *c = tb_run_column(run, idx[k]);
         const tb_column_summary *s = &sum[k];
+        /* a frequency in MHz or GHz, as a person reads it */
+        double f;
+        const char *unit = tb_display_unit(c->unit, s->max, &f);
         printf("%3zu  ", idx[k] + 1);
         tb_print_left(stdout, c->name, wname + 2);
-        tb_print_left(stdout, *c->unit ? c->unit : "-", wunit + 2);
+        tb_print_left(stdout, *unit ? unit : "-", wunit + 2);
         tb_print_left(stdout, *c->raw_unit ? c->raw_unit : "-", wraw);
         printf(" %8zu %8zu", s->n, s->n_missing);
         int is_time = idx[k] == 0;
         print_number(s->t_first, 1);
         print_number(s->t_last, 1);
-        print_number(s->min, is_time);
-        print_number(s->mean, is_time);
-        print_number(s->max, is_time);
+        print_number(s->min * f, is_time);
+        print_number(s->mean * f, is_time);
+        print_number(s->max * f, is_time);
         print_number(s->median_period, 1);
         putchar('\n');
     }
