@@ -1036,7 +1036,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "tb-report: %s: %zu runs, %zu fits, %zu figures%s\n", page, tb_analysis_nruns(r.a),
             r.nrows, r.nfigs, r.regression ? "; a regression" : r.inconclusive ? "; inconclusive" : "");
     /* a run that could not be read is an input error, said above */
+    /* a comparison asked for and not made (a --group-by key no run has):
+     * an input error, as tb-compare's own */
+    int compare_failed = s.group_by && !r.have_cmp;
     status = tb_analysis_status(r.a) > TB_EXIT_FIT ? tb_analysis_status(r.a)
+             : compare_failed ? TB_EXIT_INPUT
              : r.failed || r.regression ? TB_EXIT_FIT
              : r.inconclusive ? TB_EXIT_INCONCLUSIVE : TB_EXIT_OK;
 out:
