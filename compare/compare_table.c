@@ -139,7 +139,7 @@ static int test_groups(const struct compare_settings *s, struct compare_table *t
                 int tau = m >= M_TAU1 && m < M_OPS;   /* in ln τ: relative already */
                 if (fabs(k->w.diff) <= 1e-9 * (tau ? 1 : fmax(fabs(a->mean), fabs(b->mean))))
                     k->w.p = 1;
-                if (m >= M_TAU1 && m < M_OPS) {
+                if (tau) {
                     /* tested on ln τ; told in s from the baseline's mean:
                      * the interval of exp(Δ ln τ) scaled by it */
                     double base = a->mean;
@@ -204,9 +204,12 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
         if (o > t->order_hi[c])
             t->order_hi[c] = o;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (compare_left_out(s, &rows[i].r))
+    for (size_t i = 0, next = 0; i < n; i++) {
+        /* the rows left out above, met again in the same order */
+        if (next < t->nleft_out && t->left_out[next] == &rows[i]) {
+            next++;
             continue;
+        }
         size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
         size_t g = index_of(t->groups, t->ngroups, rows[i].group);
         int flagged = rows[i].r.flags && *rows[i].r.flags;
