@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include <libgen.h>
 #include <limits.h>
@@ -58,6 +59,19 @@ char *tb_find_program(const char *name, const char *subdir)
     return found;
 }
 
+/* In the child: FD made a copy of the file PATH opened with FLAGS; 0 or
+ * -1.  Only what is safe after fork() in a program with threads (tb-report
+ * -j runs tools from several): no stdio, no malloc. */
+static int redirect(int fd, const char *path, int flags)
+{
+    int f = open(path, flags | O_CLOEXEC, 0666);
+    if (f < 0)
+        return -1;
+    int rc = dup2(f, fd) < 0 ? -1 : 0;   /* the copy keeps no O_CLOEXEC */
+    close(f);
+    return rc;
+}
+
 int tb_run_program(char *const *argv, const char *out, const char *errs, const char *prog)
 {
     fflush(stdout);
@@ -65,15 +79,22 @@ int tb_run_program(char *const *argv, const char *out, const char *errs, const c
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if ((out && !freopen(out, "w", stdout)) || (errs && !freopen(errs, "a", stderr)))
+        if ((out && redirect(STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC) < 0) ||
+            (errs && redirect(STDERR_FILENO, errs, O_WRONLY | O_CREAT | O_APPEND) < 0))
             _exit(127);
         execv(argv[0], argv);
-        fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
+        /* one write(), whole: stdio's buffers may be another thread's */
+        char line[PATH_MAX + 128];
+        int len = snprintf(line, sizeof line, "%s: cannot run %s: %s\n", prog, argv[0],
+                           strerror(errno));
+        if (len > 0 && write(STDERR_FILENO, line, (size_t)len < sizeof line ? (size_t)len
+                                                                          : sizeof line - 1) < 0)
+            _exit(127);
         _exit(127);
     }
     int ws;
-    if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws))
-        return -1;
-    return WEXITSTATUS(ws);
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
-

@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct column {
     tb_thermal thermal;
     tb_sustainable sustainable;
     tb_spectrum spectrum;
+    const char *failed;          /* what failed of it ("fit"), to be said */
     char *error;
 };
 
@@ -433,6 +435,90 @@ static void suggest_ambient(tb_analysis *a, const tb_analysis_options *o, const 
     }
 }
 
+/* Fit column I (with its cooling part) and its run length.  Runs on any
+ * of the workers: it says nothing, it leaves what failed in the column
+ * (fit_columns_said() says it, in order, once all are done). */
+static void fit_one(tb_analysis *a, const tb_analysis_options *o, size_t i)
+{
+    char err[TB_ERRMAX];
+    size_t per = o->cooling ? 2 : 1;
+    struct column *c = &a->cols[i];
+
+    if (fit_columns(o, c, per, &a->fits[i], err, sizeof err) < 0) {
+        for (size_t p = 0; p < per; p++) {
+            c[p].failed = "fit";
+            c[p].error = strdup(err);
+        }
+        return;
+    }
+    for (size_t p = 0; p < per; p++) {
+        c[p].pub.fit = &a->fits[i];
+        c[p].pub.series = p;
+        c[p].pub.settle = tb_fit_settle_time(&a->fits[i], p, o->tolerance);
+    }
+    if (!o->run_length)
+        return;
+    /* the prefixes at the order the whole run supports */
+    tb_series s = {c->t, c->y, c->pub.n};
+    tb_fit_options rl_fit = o->fit;
+    rl_fit.order = a->fits[i].order;
+    if (tb_run_length_estimate(&s, &rl_fit, o->step, o->tolerance, &c->rl, err,
+                               sizeof err) < 0) {
+        c->failed = "run length";
+        c->error = strdup(err);
+        return;
+    }
+    if (isfinite(c->pub.throttled_since))
+        c->rl.full_flags |= TB_FIT_THROTTLED;
+    c->pub.run_length = &c->rl;
+}
+
+/* The columns handed out to the workers of fit_parallel(), one at a time:
+ * a fit takes from milliseconds to seconds, so nothing finer is needed. */
+struct fit_queue {
+    tb_analysis *a;
+    const tb_analysis_options *o;
+    size_t next, done, per;
+    pthread_mutex_t lock;
+};
+
+static void *fit_worker(void *arg)
+{
+    struct fit_queue *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        size_t i = q->next;
+        q->next += q->per;
+        pthread_mutex_unlock(&q->lock);
+        if (i >= q->a->ncols)
+            return NULL;
+        fit_one(q->a, q->o, i);
+        pthread_mutex_lock(&q->lock);
+        q->done += q->per;
+        if (q->o->progress)
+            q->o->progress(q->o->progress_ctx, q->done, q->a->ncols);
+        pthread_mutex_unlock(&q->lock);
+    }
+}
+
+/* Every column fitted by up to O->jobs threads (this one among them). */
+static void fit_parallel(tb_analysis *a, const tb_analysis_options *o)
+{
+    struct fit_queue q = {.a = a, .o = o, .per = o->cooling ? 2 : 1};
+    size_t want = o->jobs > 1 ? (size_t)o->jobs - 1 : 0, started = 0;
+    pthread_t *threads = want ? calloc(want, sizeof *threads) : NULL;
+
+    pthread_mutex_init(&q.lock, NULL);
+    for (size_t t = 0; threads && t < want && t * q.per < a->ncols; t++)
+        if (pthread_create(&threads[started], NULL, fit_worker, &q) == 0)
+            started++;
+    fit_worker(&q);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    pthread_mutex_destroy(&q.lock);
+    free(threads);
+}
+
 static void fit_all(tb_analysis *a, const tb_analysis_options *o)
 {
     char err[TB_ERRMAX];
@@ -470,37 +556,14 @@ static void fit_all(tb_analysis *a, const tb_analysis_options *o)
         }
         return;
     }
-    /* a column's heating and cooling parts are one fit with shared τ */
-    size_t per = o->cooling ? 2 : 1;
-    for (size_t i = 0; i < a->ncols; i += per) {
+    fit_parallel(a, o);
+    /* what failed, and hints, in the order of the columns */
+    for (size_t i = 0; i < a->ncols; i++) {
         struct column *c = &a->cols[i];
-        if (o->progress && i > 0)
-            o->progress(o->progress_ctx, i, a->ncols);
-        if (fit_columns(o, c, per, &a->fits[i], err, sizeof err) < 0) {
-            for (size_t p = 0; p < per; p++)
-                fail_column(a, c + p, "fit", err);
-            continue;
-        }
-        for (size_t p = 0; p < per; p++) {
-            c[p].pub.fit = &a->fits[i];
-            c[p].pub.series = p;
-            c[p].pub.settle = tb_fit_settle_time(&a->fits[i], p, o->tolerance);
-        }
-        suggest_ambient(a, o, c);
-        if (!o->run_length)
-            continue;
-        /* the prefixes at the order the whole run supports */
-        tb_series s = {c->t, c->y, c->pub.n};
-        tb_fit_options rl_fit = o->fit;
-        rl_fit.order = a->fits[i].order;
-        if (tb_run_length_estimate(&s, &rl_fit, o->step, o->tolerance, &c->rl, err,
-                                   sizeof err) < 0) {
-            fail_column(a, c, "run length", err);
-            continue;
-        }
-        if (isfinite(c->pub.throttled_since))
-            c->rl.full_flags |= TB_FIT_THROTTLED;
-        c->pub.run_length = &c->rl;
+        if (c->failed)
+            fail_column(a, c, c->failed, c->error ? c->error : "out of memory");
+        else if (c->pub.fit && c->pub.series == 0)
+            suggest_ambient(a, o, c);
     }
 }
 

@@ -834,9 +834,14 @@ typedef struct tb_analysis_options {
     int spectrum;                   /* non-zero: each network's time-
                                        constant spectrum and structure
                                        function (tb_thermal_spectrum()) */
+    int jobs;                       /* columns fitted at a time, each on
+                                       a thread of its own; 0 or 1: one
+                                       (not with shared τ, one fit) */
     void (*progress)(void *ctx, size_t done, size_t total);
                                     /* told after each fit, DONE of TOTAL
-                                       (a progress line); NULL for none */
+                                       (a progress line), from the thread
+                                       that fitted it, one call at a
+                                       time; NULL for none */
     void *progress_ctx;
 } tb_analysis_options;
 

@@ -31,6 +31,7 @@
 #include "output_file.h"
 #include "paths.h"
 #include "progress.h"
+#include "work_pool.h"
 #include "tbfit.h"
 
 static const char usage_text[] =
@@ -54,6 +55,8 @@ static const char usage_text[] =
     "      --tolerance=DELTA   °C of the run length (default 0.5)\n"
     "      --title=TEXT        the page's title\n"
     "      --max-figures=N     figures of the first N runs (default 12)\n"
+    "  -j, --jobs=N            fit N columns and draw N figures at a time\n"
+    "                          (default 1)\n"
     "  -n, --order=N|auto      terms of the model, 1 to 4, or auto (the default:\n"
     "                          1 to 3, as the data support)\n"
     "  -a, --ambient=COLUMN    subtract an ambient column first\n"
@@ -83,6 +86,7 @@ static const struct option own_options[] = {
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"title", required_argument, NULL, OPT_TITLE},
     {"max-figures", required_argument, NULL, OPT_MAX_FIGURES},
+    {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -97,6 +101,7 @@ struct settings {
     int include_flagged;       /* flagged fits in the comparison's means */
     double tolerance;
     long max_figures;
+    int jobs;                  /* -j: fits and figures at a time */
     struct tb_model_settings m;
     const char **model_args;   /* the model options as given, for tb-plot */
     size_t nmodel_args;
@@ -118,7 +123,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
     double x;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:c:g:b:n:a:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:c:g:b:n:a:j:hV", options, NULL)) != -1) {
         int m = tb_model_option(c, optarg, &s->m, err, sizeof err);
         if (m < 0)
             return usage_error("%s", err);
@@ -148,6 +153,10 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
                 return usage_error("--tolerance wants a positive °C, not '%s'", optarg);
             break;
         case OPT_TITLE: s->title = optarg; break;
+        case 'j':
+            if (tb_cli_jobs(optarg, &s->jobs, err, sizeof err) < 0)
+                return usage_error("%s", err);
+            break;
         case OPT_MAX_FIGURES:
             if (tb_cli_number(optarg, &x) < 0 || !(x >= 0 && x <= 10000) || x != floor(x))
                 return usage_error("--max-figures wants a count from 0 to 10000, not '%s'", optarg);
@@ -449,37 +458,75 @@ static char *find_tool(struct report *r, const char *name, const char *subdir, c
     return tool;
 }
 
-/* The figures: each of the first --max-figures runs' fit and run length of
- * its first column, and the groups compared. */
+/* One run's two figures, drawn by one of the -j workers. */
+struct run_figures {
+    size_t row;               /* its first column in R->rows */
+    char png[2][PATH_MAX + 64];
+    int drawn[2];             /* the fit, the run length */
+};
+
+struct figure_work {
+    struct report *r;
+    const char *tool;
+    struct run_figures *runs;
+};
+
+static void draw_run_figures(void *ctx, size_t i)
+{
+    struct figure_work *w = ctx;
+    struct run_figures *f = &w->runs[i];
+    const tb_result *row = &w->r->rows[f->row];
+    snprintf(f->png[0], sizeof f->png[0], "%s/fit-%zu.png", w->r->figdir, i + 1);
+    f->drawn[0] = plot_run(w->r, w->tool, "fit", row->file, row->column, f->png[0]) == 0;
+    if (row->failed)
+        return;
+    snprintf(f->png[1], sizeof f->png[1], "%s/runlength-%zu.png", w->r->figdir, i + 1);
+    f->drawn[1] = plot_run(w->r, w->tool, "runlength", row->file, row->column, f->png[1]) == 0;
+}
+
+/* The fit and run length of each of the first --max-figures runs' first
+ * column, -j at a time, added in the runs' order. */
+static void make_run_figures(struct report *r, const char *tool)
+{
+    size_t n = 0, max = (size_t)r->s->max_figures;
+    struct run_figures *runs = calloc(max < r->nrows ? max : r->nrows, sizeof *runs);
+    for (size_t i = 0; runs && i < r->nrows && n < max; i++)
+        if (i == 0 || strcmp(r->rows[i].file, r->rows[i - 1].file) != 0)
+            runs[n++].row = i;   /* one run's first column */
+    struct figure_work w = {.r = r, .tool = tool, .runs = runs};
+    struct tb_work_pool pool;
+    if (n == 0 || tb_work_pool_start(&pool, n, r->s->jobs, draw_run_figures, &w) < 0) {
+        free(runs);
+        return;
+    }
+    struct tb_progress progress;
+    tb_progress_start(&progress, "tb-report", "figures", n);
+    for (size_t i = 0; i < n; i++) {
+        tb_work_pool_wait(&pool, i);
+        const tb_result *row = &r->rows[runs[i].row];
+        char caption[PATH_MAX + 128];
+        snprintf(caption, sizeof caption, "%s: %s, the fit and its residuals", row->file,
+                 row->column);
+        if (runs[i].drawn[0])
+            add_figure(r, runs[i].png[0], caption);
+        snprintf(caption, sizeof caption, "%s: %s, T∞ of the run's first minutes: how long a "
+                 "run must be", row->file, row->column);
+        if (runs[i].drawn[1])
+            add_figure(r, runs[i].png[1], caption);
+        tb_progress_show(&progress, i + 1);
+    }
+    tb_progress_clear(&progress);
+    tb_work_pool_finish(&pool);
+    free(runs);
+}
+
+/* The figures: the runs', then the groups compared. */
 static void make_figures(struct report *r, const char *results)
 {
     char *tool = find_tool(r, "tb-plot", "plot", "no figures");
     if (!tool)
         return;
-    size_t nruns = tb_analysis_nruns(r->a), done = 0;
-    struct tb_progress progress;
-    tb_progress_start(&progress, "tb-report", "figures", nruns < (size_t)r->s->max_figures
-                                                          ? nruns : (size_t)r->s->max_figures);
-    for (size_t i = 0; i < r->nrows && done < (size_t)r->s->max_figures; i++) {
-        if (i > 0 && strcmp(r->rows[i].file, r->rows[i - 1].file) == 0)
-            continue;   /* one run's first column */
-        char png[PATH_MAX + 64], caption[PATH_MAX + 128];
-        const char *col = r->rows[i].column;
-        snprintf(png, sizeof png, "%s/fit-%zu.png", r->figdir, done + 1);
-        snprintf(caption, sizeof caption, "%s: %s, the fit and its residuals", r->rows[i].file, col);
-        if (plot_run(r, tool, "fit", r->rows[i].file, col, png) == 0)
-            add_figure(r, png, caption);
-        if (!r->rows[i].failed) {
-            snprintf(png, sizeof png, "%s/runlength-%zu.png", r->figdir, done + 1);
-            snprintf(caption, sizeof caption, "%s: %s, T∞ of the run's first minutes: how long a run "
-                     "must be", r->rows[i].file, col);
-            if (plot_run(r, tool, "runlength", r->rows[i].file, col, png) == 0)
-                add_figure(r, png, caption);
-        }
-        done++;
-        tb_progress_show(&progress, done);
-    }
-    tb_progress_clear(&progress);
+    make_run_figures(r, tool);
     if (r->have_cmp) {
         char png[PATH_MAX + 64], caption[512];
         snprintf(png, sizeof png, "%s/compare.png", r->figdir);
@@ -928,7 +975,7 @@ static int make_dir(const char *path)
 
 int main(int argc, char **argv)
 {
-    struct settings s = {.tolerance = 0.5, .max_figures = 12};
+    struct settings s = {.tolerance = 0.5, .max_figures = 12, .jobs = 1};
     struct report r = {.s = &s, .cmp_fig = SIZE_MAX};
     struct tb_paths paths = {0};
     char err[TB_ERRMAX];
@@ -967,6 +1014,7 @@ int main(int argc, char **argv)
     o.ncolumns = s.ncolumns;
     o.tolerance = s.tolerance;
     o.run_length = 1;
+    o.jobs = s.jobs;
     /* many runs take a while to fit: a progress line on a terminal */
     struct tb_progress fitting;
     tb_progress_start(&fitting, "tb-report", "columns fitted", 1000);

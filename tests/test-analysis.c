@@ -378,6 +378,62 @@ static void test_results_file(void)
     ok(!tb_result_sound(&r, 0.5), "a failed fit: not sound");
 }
 
+/* A progress callback's count of calls, and the last DONE it heard. */
+struct heard {
+    size_t calls, last, total;
+};
+
+static void hear(void *ctx, size_t done, size_t total)
+{
+    struct heard *h = ctx;
+    h->calls++;
+    if (done > h->last)
+        h->last = done;
+    h->total = total;
+}
+
+/* .jobs: the two real runs and a run too short to fit, three columns at a
+ * time, give what one at a time gives, messages in the same order. */
+static void test_jobs(const char *top)
+{
+    char t1[4096], t2[4096];
+    snprintf(t1, sizeof t1, "%s/datasets/imx8-membench-t1-15min.csv", top);
+    snprintf(t2, sizeof t2, "%s/datasets/imx8-membench-t2-15min.csv", top);
+    const char *paths[] = {t1, file_with("short.csv", "time/ms,CPU_0_temp/°C\n0,40\n1000,41\n2000,41.5\n"), t2};
+    tb_analysis *a[2];
+    struct heard h[2] = {{0}};
+    for (int k = 0; k < 2; k++) {
+        tb_analysis_options o = tb_analysis_default_options();
+        o.jobs = k ? 3 : 1;
+        o.progress = hear;
+        o.progress_ctx = &h[k];
+        a[k] = tb_analyse_paths(paths, 3, &o, err, sizeof err);
+    }
+    if (!ok(a[0] && a[1], "three runs analysed one and three columns at a time"))
+        goto out;
+    size_t n = tb_analysis_ncolumns(a[0]);
+    ok(n == tb_analysis_ncolumns(a[1]) && n == 11, "the same %zu columns", n);
+    int same = tb_analysis_status(a[0]) == tb_analysis_status(a[1]);
+    for (size_t i = 0; same && i < n; i++) {
+        const tb_analysed_column *c0 = tb_analysis_column(a[0], i), *c1 = tb_analysis_column(a[1], i);
+        same = strcmp(c0->column->name, c1->column->name) == 0 && !c0->fit == !c1->fit &&
+               (!c0->fit || (c0->fit->order == c1->fit->order && c0->fit->flags == c1->fit->flags &&
+                             c0->fit->series[0].t_inf.value == c1->fit->series[0].t_inf.value));
+    }
+    ok(same, "each column's order, flags and T∞, and the status, the same");
+    same = tb_analysis_nmessages(a[0]) == tb_analysis_nmessages(a[1]) &&
+           tb_analysis_nmessages(a[0]) > 0;
+    for (size_t i = 0; same && i < tb_analysis_nmessages(a[0]); i++)
+        same = strcmp(tb_analysis_message(a[0], i), tb_analysis_message(a[1], i)) == 0;
+    ok(same && has_message(a[1], "too few"),
+       "the same messages (the short run's failed fit), in the same order");
+    ok(h[1].calls == n && h[1].last == n && h[1].total == n,
+       "progress told after each of the %zu fits, up to all of them (%zu calls)", n, h[1].calls);
+out:
+    tb_analysis_free(a[0]);
+    tb_analysis_free(a[1]);
+}
+
 int main(void)
 {
     const char *top = getenv("top_srcdir");
@@ -395,6 +451,7 @@ int main(void)
     test_problems(sim);
     test_results_file();
     test_startup(top ? top : ".");
+    test_jobs(top ? top : ".");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
