@@ -23,9 +23,11 @@ struct plot_settings {
     const char *group_order;    /* compare: --group-order G1,G2,... */
     int ops;                    /* compare: operations per second too */
     const char *baseline;       /* compare: the group the line is drawn at */
-    double threshold;           /* compare: °C above it that is a regression;
+    double threshold;           /* compare: °C above it that is a regression,
+                                   drawn only when given (NaN: none);
                                    compare, sweep: the most an extrapolated
-                                   fit in a group's mean may extrapolate */
+                                   fit in a group's mean may extrapolate
+                                   (0.5 when not given, as tb-compare's) */
     int include_flagged;        /* compare, sweep: flagged fits in means too */
     const char **verdicts;      /* compare: "GROUP=WORD" written above them */
     size_t nverdicts;

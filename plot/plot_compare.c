@@ -234,7 +234,7 @@ static int leave_out_unsound(const struct plot_settings *s, tb_result *rows, siz
         return -1;
     }
     for (size_t k = 0; k < *n; k++) {
-        if (tb_result_sound(&rows[k], s->threshold))
+        if (tb_result_sound(&rows[k], isnan(s->threshold) ? 0.5 : s->threshold))
             rows[kept++] = rows[k];
         else
             gone[nout++] = rows[k];
@@ -493,7 +493,9 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     /* within one column, as tb-compare compares (two sensors are not one
      * baseline) */
     int lines = s->group_by && columns == 1 && ng > 1 && isfinite(y[base]);
-    if (lines)
+    /* the regression line only where regressions were asked for */
+    int regression_line = lines && s->threshold > 0;
+    if (regression_line)
         hi = fmax(hi, y[base] + s->threshold);
     int draw_ops = s->ops && any_ops;
     /* the same rate in every group: said in the legend, no axis invented
@@ -578,13 +580,14 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
                                                                       y[base] + s->threshold};
         char text[128];
         draw_line(2, bx, by, INFINITY, C_GREY, 2, 1.5);
-        if (s->threshold > 0)
+        if (regression_line)
             draw_line(2, bx, ty, INFINITY, C_RED, 3, 1.5);
         plschr(0, 0.7);
         plcol0(C_GREY);
-        snprintf(text, sizeof text, "baseline %s", groups[base].name);
+        snprintf(text, sizeof text, "%s %s", regression_line ? "baseline" : "versus",
+                 groups[base].name);
         plptex(x1 - 0.05, y[base] - (hi - lo) * 0.025, 1.0, 0.0, 1.0, text);
-        if (s->threshold > 0) {
+        if (regression_line) {
             plcol0(C_RED);
             snprintf(text, sizeof text, "+%g °C: a regression, if significant", s->threshold);
             plptex(x1 - 0.05, y[base] + s->threshold + (hi - lo) * 0.035, 1.0, 0.0, 1.0, text);

@@ -71,8 +71,9 @@ static const char usage_text[] =
     "      --baseline=GROUP   compare: the group drawn as the baseline (default\n"
     "                         the first)\n"
     "      --threshold=DELTA  compare: the line DELTA °C above the baseline\n"
-    "                         beyond which a warming is a regression (default\n"
-    "                         0.5, as tb-compare's)\n"
+    "                         beyond which a warming is a regression (none\n"
+    "                         unless given); the most an extrapolated fit may\n"
+    "                         extrapolate in a mean (default 0.5)\n"
     "      --include-flagged  compare --group-by, sweep: flagged fits in the\n"
     "                         groups' means too (by default left out, named)\n"
     "      --verdict=GROUP=WORD  compare: write WORD above GROUP (tb-compare\n"
@@ -291,7 +292,7 @@ static int is_directory(const char *path)
 int main(int argc, char **argv)
 {
     struct plot_settings s = {.tolerance = 0.5, .step = 60,
-                              .power_step = NAN, .idle_power = NAN, .threshold = 0.5};
+                              .power_step = NAN, .idle_power = NAN, .threshold = NAN};
     char err[TB_ERRMAX];
 
     tb_model_settings_init(&s.m);

@@ -537,7 +537,10 @@ static void make_figures(struct report *r, const char *results)
         const char *fixed[] = {tool, "compare", results, "--group-by", r->s->group_by, "--ops", "-o", png};
         for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
             argv[n++] = fixed[i];
-        if (r->s->threshold && asprintf(&own[nown], "--threshold=%s", r->s->threshold) >= 0)
+        /* the regression line where tb-compare looked for regressions (a
+         * baseline or a threshold given; its default threshold is 0.5) */
+        if ((r->s->threshold || r->s->baseline) &&
+            asprintf(&own[nown], "--threshold=%s", r->s->threshold ? r->s->threshold : "0.5") >= 0)
             argv[n++] = own[nown++];
         if (r->s->include_flagged)
             argv[n++] = "--include-flagged";
