@@ -29,6 +29,14 @@ static int vector_text;   /* the SVG driver: text stays text */
 static double pen_scale = 1;   /* device units of the page per pixel of the 1280 x 800 one */
 static double page_cm[2];      /* the page's width and height */
 static int vector_page;        /* PDF or SVG: long series are thinned */
+/* The legend's band: when no place inside the plot is free of data the
+ * figure is drawn again with a band of rows above its first panel. */
+static int band_rows;          /* this figure's band, in legend rows; 0: none */
+static int band_taken;         /* the first panel has made room for it */
+static int band_here;          /* ... and is the current one */
+static int legends_drawn;      /* since figure_begin() */
+static int band_wanted;        /* rows the first legend wanted outside */
+static double band_entry;      /* the width of its entries, of the page */
 
 /* The default page, 16 x 10 cm at 80 pixels a centimetre, and how much
  * taller it grows for each panel stacked under the first. */
@@ -288,6 +296,9 @@ void figure_begin(const struct figure *fig, int rows)
     plscolbg(255, 255, 255);
     plinit();
     plfont(1);
+    band_taken = band_here = legends_drawn = band_wanted = 0;
+    if (!band_rows)
+        band_entry = 0;   /* measured again on a figure's first drawing */
     /* PLplot sizes text and ticks by the page's width plus height: a tall
      * page of many panels would have large text; set them as on the
      * default page instead */
@@ -300,6 +311,19 @@ void figure_end(void)
 {
     plend();
     drawn = 1;
+    band_rows = 0;   /* asked for each figure */
+}
+
+void figure_draw(const struct figure *fig, int rows, void (*draw)(void *ctx), void *ctx)
+{
+    for (int band = 0;;) {
+        band_rows = band;
+        figure_begin(fig, rows);
+        draw(ctx);
+        figure_end();
+        if (band || !(band = band_wanted))
+            break;
+    }
 }
 
 double time_scale(double span_s, const char **label)
@@ -358,6 +382,17 @@ double figure_lines_across(double lines)
     return lines * ht / (x1 - x0);
 }
 
+/* The band's height in lines of text: its rows and a gap. */
+static double band_lines(void)
+{
+    return band_rows ? 1.45 * band_rows + 0.6 : 0;
+}
+
+double figure_title_lines(double lines)
+{
+    return lines + (band_here ? band_lines() + 0.5 : 0);
+}
+
 void draw_axes(double vx0, double vx1, double vy0, double vy1,
                double x0, double x1, double y0, double y1,
                const char *xopt, const char *yopt,
@@ -367,6 +402,11 @@ void draw_axes(double vx0, double vx1, double vy0, double vy1,
     int numbers = strchr(yopt, 'n') && !strchr(yopt, 'l');
     if (numbers)
         vx0 = fmax(vx0, figure_axis_margin(y0, y1));
+    band_here = band_rows && !band_taken;
+    if (band_here) {   /* the first panel makes room for the legend */
+        vy1 -= figure_lines(band_lines());
+        band_taken = 1;
+    }
     plvpor(vx0, vx1, vy0, vy1);
     plwind(x0, x1, y0, y1);
     memset(occupied, 0, sizeof occupied);
@@ -676,7 +716,8 @@ void legend_free(struct legend *l)
     memset(l, 0, sizeof *l);
 }
 
-static void legend_place(const struct legend *l, int position, double x, double y, int columns);
+static double legend_place(const struct legend *l, int position, double x, double y, int columns);
+static size_t legend_longest(const struct legend *l);
 
 /* The legend's size as fractions of the viewport, from PLplot's
  * character height and the longest text (pllegend() only tells after it
@@ -704,6 +745,11 @@ static void legend_size(const struct legend *l, double *fw, double *fh)
 
 void legend_draw(const struct legend *l, int position)
 {
+    int first = legends_drawn++ == 0;
+    if (first && band_taken) {   /* its band, made for it */
+        legend_draw_outside_top(l);
+        return;
+    }
     /* the preferred place, the corners, then the middles of the sides: the
      * first that hides least of the data wins */
     static const int places[] = {
@@ -729,19 +775,34 @@ void legend_draw(const struct legend *l, int position)
             best = pos;
         }
     }
-    legend_place(l, best | PL_POSITION_INSIDE, best & (PL_POSITION_LEFT | PL_POSITION_RIGHT) ? 0.02 : 0,
-                 best & (PL_POSITION_TOP | PL_POSITION_BOTTOM) ? 0.03 : 0, 0);
+    double w = legend_place(l, best | PL_POSITION_INSIDE,
+                            best & (PL_POSITION_LEFT | PL_POSITION_RIGHT) ? 0.02 : 0,
+                            best & (PL_POSITION_TOP | PL_POSITION_BOTTOM) ? 0.03 : 0, 0);
+    if (first && best_score > 0 && w > 0) {   /* no place free: a band next time */
+        PLFLT vx0, vx1, vy0, vy1;
+        plgvpd(&vx0, &vx1, &vy0, &vy1);
+        band_entry = w * (vx1 - vx0) * 1.05;   /* pllegend's columns are that much wider */
+        int columns = legend_outside_columns(l);
+        band_wanted = (l->n + columns - 1) / columns;
+    }
 }
 
-int legend_outside_columns(const struct legend *l)
+static size_t legend_longest(const struct legend *l)
 {
     size_t longest = 0;
     for (int i = 0; i < l->n; i++) {
         size_t w = tb_display_width(l->text[i]);
         longest = w > longest ? w : longest;
     }
-    /* an entry: its symbol, the gap and its text at 0.85 of the size */
-    double entry = figure_chars(0.85 * ((double)longest + 7));
+    return longest;
+}
+
+int legend_outside_columns(const struct legend *l)
+{
+    /* an entry as wide as the legend of one column measured on the first
+     * drawing, with the gap between columns; else from its text: its
+     * symbol, the gap and its text at 0.85 of the size */
+    double entry = band_entry > 0 ? band_entry : figure_chars(0.85 * ((double)legend_longest(l) + 7));
     int columns = entry > 0 ? (int)(0.9 / entry) : l->n;
     return columns < 1 ? 1 : columns > l->n ? l->n : columns;
 }
@@ -751,9 +812,10 @@ void legend_draw_outside_top(const struct legend *l)
     legend_place(l, PL_POSITION_TOP | PL_POSITION_OUTSIDE, 0, 0.02, legend_outside_columns(l));
 }
 
-static void legend_place(const struct legend *l, int position, double x, double y, int columns)
+/* Draw it; its width as a fraction of the viewport's (0: not drawn). */
+static double legend_place(const struct legend *l, int position, double x, double y, int columns)
 {
-    PLFLT w, h;
+    PLFLT w = 0, h;
     size_t n = l->n > 0 ? (size_t)l->n : 1;
     PLFLT *scales = malloc(n * sizeof *scales), *widths = malloc(n * sizeof *widths);
     PLINT *text_colours = malloc(n * sizeof *text_colours);
@@ -763,7 +825,7 @@ static void legend_place(const struct legend *l, int position, double x, double 
         free(widths);
         free(text_colours);
         free(sym_numbers);
-        return;
+        return 0;
     }
     for (int i = 0; i < l->n; i++) {
         scales[i] = 0.8;
@@ -790,6 +852,7 @@ static void legend_place(const struct legend *l, int position, double x, double 
     free(widths);
     free(text_colours);
     free(sym_numbers);
+    return w;
 }
 
 const char *figure_file_name(const char *path)

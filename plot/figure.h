@@ -127,6 +127,14 @@ void legend_free(struct legend *l);
 void legend_draw_outside_top(const struct legend *l);
 int legend_outside_columns(const struct legend *l);
 
+/* The page of ROWS panels (as figure_begin()) drawn by DRAW(CTX), then
+ * ended.  When no place in the plot is free of data for its first legend
+ * it is drawn again, the legend in a band above the first panel: the
+ * first draw_axes() makes room and legend_draw() draws there.  A title
+ * above the first panel goes figure_title_lines(LINES) above it. */
+void figure_draw(const struct figure *fig, int rows, void (*draw)(void *ctx), void *ctx);
+double figure_title_lines(double lines);
+
 /* PATH as a default title names it: its file name, without the folders
  * (a title of the whole path runs off the page). */
 const char *figure_file_name(const char *path);

@@ -125,7 +125,7 @@ static void legend_of_fit(const struct plot_settings *s, const struct panel_data
     }
 }
 
-static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, size_t np,
+static void draw_fit_panel(const struct plot_settings *s, const struct panel_data *p, size_t np,
                            double vx0, double vy0, double vy1, const char *title,
                            double scale, double t_lo, double t_hi)
 {
@@ -154,7 +154,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
     snprintf(ylabel, sizeof ylabel, "%s (%s)", np == 1 ? p[0].c->name : "temperature", unit);
     draw_axes(vx0, 0.97, vy0, vy1, t_lo, t_hi, ylo, yhi, "bcst", "bcnstv", NULL, ylabel);
     plcol0(C_BLACK);
-    plmtex("t", 0.8, 0.5, 0.5, title);
+    plmtex("t", figure_title_lines(0.8), 0.5, 0.5, title);
 
     struct legend lg = {0};
     char text[512], est[160];
@@ -169,7 +169,7 @@ static void draw_fit_panel(const struct plot_settings *s, struct panel_data *p, 
         }
     }
     for (size_t k = 0; k < np; k++) {
-        struct panel_data *d = &p[k];
+        const struct panel_data *d = &p[k];
         double *xs = malloc(d->n * sizeof *xs);
         if (!xs)
             continue;
@@ -227,7 +227,7 @@ static double residual_limit(const struct panel_data *p, size_t np)
     return lim > 0 ? 1.1 * lim : 1.1;
 }
 
-static void draw_residual_panel(struct panel_data *p, size_t np, double vx0, double vy0, double vy1,
+static void draw_residual_panel(const struct panel_data *p, size_t np, double vx0, double vy0, double vy1,
                                 const char *xlabel, double scale, double t_lo, double t_hi)
 {
     double lim = residual_limit(p, np);
@@ -248,6 +248,49 @@ static void draw_residual_panel(struct panel_data *p, size_t np, double vx0, dou
         }
         free(x);
         free(r);
+    }
+}
+
+/* A fit figure's page: its columns' panels, worked out before it is drawn. */
+struct fit_page {
+    const struct plot_settings *s;
+    const char *path;
+    const struct panel_data *p;
+    size_t ncol, rows;          /* rows: 1 with --overlay, else ncol */
+    const char *xlabel;
+    double scale, t_lo, t_hi;   /* seconds a unit of the time axis; its ends */
+};
+
+static void draw_fit_page(void *ctx)
+{
+    const struct fit_page *f = ctx;
+    pladv(0);
+    double band = 1.0 / (double)f->rows;
+    /* the y label and numbers of five characters, or as many as the
+     * widest panel's: one left edge, so the panels' time axes line up */
+    double left = figure_lines_across(6.4);
+    for (size_t k = 0; k < f->ncol; k++) {
+        double lo = min_of(f->p[k].y, f->p[k].n), hi = max_of(f->p[k].y, f->p[k].n), lim = residual_limit(&f->p[k], 1);
+        padded_range(&lo, &hi);
+        left = fmax(left, fmax(figure_axis_margin(lo, hi), figure_axis_margin(-lim, lim)));
+    }
+    for (size_t k = 0; k < f->rows; k++) {
+        char title[512];
+        double top = 1 - band * (double)k, bottom = top - band;
+        double below = figure_lines(k + 1 == f->rows ? 3.8 : 2.4);   /* numbers (and the x label) */
+        double inner = top - figure_lines(2.2) - (bottom + below);
+        double res_top = bottom + below + 0.27 * inner;
+        if (f->s->fig.title)
+            snprintf(title, sizeof title, "%s", f->s->fig.title);
+        else if (f->s->overlay)
+            snprintf(title, sizeof title, "%s", figure_file_name(f->path));
+        else
+            snprintf(title, sizeof title, "%s: %s", figure_file_name(f->path), f->p[k].c->name);
+        draw_fit_panel(f->s, f->s->overlay ? f->p : &f->p[k], f->s->overlay ? f->ncol : 1, left,
+                       res_top + figure_lines(0.8), top - figure_lines(2.2), title, f->scale,
+                       f->t_lo, f->t_hi);
+        draw_residual_panel(f->s->overlay ? f->p : &f->p[k], f->s->overlay ? f->ncol : 1, left, bottom + below,
+                            res_top, k + 1 == f->rows ? f->xlabel : NULL, f->scale, f->t_lo, f->t_hi);
     }
 }
 
@@ -296,36 +339,8 @@ int plot_fit(const struct plot_settings *s, const char *path)
         double scale = time_scale(t_max - t_min, &xlabel);
         double t_lo = t_min / scale, t_hi = t_max / scale;
         padded_range(&t_lo, &t_hi);
-        figure_begin(&s->fig, (int)rows);
-        pladv(0);
-        double band = 1.0 / (double)rows;
-        /* the y label and numbers of five characters, or as many as the
-         * widest panel's: one left edge, so the panels' time axes line up */
-        double left = figure_lines_across(6.4);
-        for (size_t k = 0; k < ncol; k++) {
-            double lo = min_of(p[k].y, p[k].n), hi = max_of(p[k].y, p[k].n), lim = residual_limit(&p[k], 1);
-            padded_range(&lo, &hi);
-            left = fmax(left, fmax(figure_axis_margin(lo, hi), figure_axis_margin(-lim, lim)));
-        }
-        for (size_t k = 0; k < rows; k++) {
-            char title[512];
-            double top = 1 - band * (double)k, bottom = top - band;
-            double below = figure_lines(k + 1 == rows ? 3.8 : 2.4);   /* numbers (and the x label) */
-            double inner = top - figure_lines(2.2) - (bottom + below);
-            double res_top = bottom + below + 0.27 * inner;
-            if (s->fig.title)
-                snprintf(title, sizeof title, "%s", s->fig.title);
-            else if (s->overlay)
-                snprintf(title, sizeof title, "%s", figure_file_name(path));
-            else
-                snprintf(title, sizeof title, "%s: %s", figure_file_name(path), p[k].c->name);
-            draw_fit_panel(s, s->overlay ? p : &p[k], s->overlay ? ncol : 1, left,
-                           res_top + figure_lines(0.8), top - figure_lines(2.2), title, scale,
-                           t_lo, t_hi);
-            draw_residual_panel(s->overlay ? p : &p[k], s->overlay ? ncol : 1, left, bottom + below,
-                                res_top, k + 1 == rows ? xlabel : NULL, scale, t_lo, t_hi);
-        }
-        figure_end();
+        struct fit_page page = {s, path, p, ncol, rows, xlabel, scale, t_lo, t_hi};
+        figure_draw(&s->fig, (int)rows, draw_fit_page, &page);
     }
     free(p);
     tb_analysis_free(a);

@@ -180,6 +180,78 @@ static tb_run *read_columns(const char *path, size_t **idx, size_t *n,
     return run;
 }
 
+/* A raw figure's page, worked out before it is drawn (perhaps twice: see
+ * figure_draw()). */
+struct raw_page {
+    const struct plot_settings *s;
+    const char *path;
+    struct series *se;
+    size_t n;
+    const size_t *idx;
+    size_t amb;                 /* the ambient column's index, or 0 */
+    const char *units[2];       /* of the left and right axes */
+    double lo[2], hi[2];        /* of each axis, in its shown unit */
+    double vscale[2];           /* a value's divisor to its shown unit */
+    double t_lo, t_hi, scale;   /* the time axis, and seconds a unit of it */
+    const char *xlabel;
+    char ylabel[2][192];
+};
+
+static void draw_raw_page(void *ctx)
+{
+    const struct raw_page *p = ctx;
+    pladv(0);
+    /* the right axis's numbers and label as wide as they are */
+    double right = p->units[1] ? fmin(0.97, 1 - figure_axis_margin(p->lo[1], p->hi[1])) : 0.97;
+    draw_axes(0.09, right, 0.10, 0.92, p->t_lo, p->t_hi, p->lo[0], p->hi[0],
+              "bcnst", p->units[1] ? "bnstvf" : "bcnstvf", p->xlabel, p->ylabel[0]);
+    if (p->units[1]) {
+        plwind(p->t_lo, p->t_hi, p->lo[1], p->hi[1]);
+        plcol0(C_BLACK);
+        plbox("", 0, 0, "cmstvf", 0, 0);
+        plmtex("r", NUMBER_WIDTH * figure_tick_chars(p->lo[1], p->hi[1]) + 2.2, 0.5, 0.5, p->ylabel[1]);
+    }
+    /* The right axis's series first, the left's over them, the ambient
+     * last: a frequency's floor must not hide the ambient under it. */
+    struct legend lg = {0};
+    for (int pass = 0; pass < 3; pass++) {
+        int a = pass == 0 ? 1 : 0;
+        if (!p->units[a])
+            continue;
+        plwind(p->t_lo, p->t_hi, p->lo[a], p->hi[a]);
+        for (size_t k = 0; k < p->n; k++) {
+            if ((strcmp(p->se[k].unit, p->units[0]) == 0) != (a == 0) || (pass > 0 && (p->idx[k] == p->amb) != (pass == 2)))
+                continue;
+            double *x, *y;
+            size_t m = window_of(&p->se[k], p->s->m.from, p->s->m.to, p->scale, p->vscale[a], &x, &y);
+            int colour = colours[k % 9], style = a == 0 ? 1 : 2;
+            if (p->idx[k] == p->amb)
+                colour = C_GREY;
+            if (m == 1)
+                draw_points(1, x, y, colour);
+            draw_line(m, x, y, gap_of_series(&p->se[k], p->scale), colour, style, 2);
+            free(x);
+            free(y);
+        }
+    }
+    for (int a = 0; a < (p->units[1] ? 2 : 1); a++) {
+        for (size_t k = 0; k < p->n; k++) {
+            if ((strcmp(p->se[k].unit, p->units[0]) == 0) != (a == 0))
+                continue;
+            char text[512];
+            snprintf(text, sizeof text, "%s%s", p->se[k].label,
+                     p->units[1] ? (a == 0 ? " (left axis)" : " (right axis)") : "");
+            legend_line(&lg, text, p->idx[k] == p->amb ? C_GREY : colours[k % 9], a == 0 ? 1 : 2, 2);
+        }
+    }
+    plwind(p->t_lo, p->t_hi, p->lo[0], p->hi[0]);
+    plcol0(C_BLACK);
+    plmtex("t", figure_title_lines(1.2), 0.5, 0.5,
+           p->s->fig.title ? p->s->fig.title : figure_file_name(p->path));
+    legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    legend_free(&lg);
+}
+
 int plot_raw(const struct plot_settings *s, const char *path)
 {
     size_t *idx, n;
@@ -292,57 +364,10 @@ int plot_raw(const struct plot_settings *s, const char *path)
         else
             snprintf(ylabel[a], sizeof ylabel[a], "%s", what);
     }
-    figure_begin(&s->fig, 1);
-    pladv(0);
-    /* the right axis's numbers and label as wide as they are */
-    double right = units[1] ? fmin(0.97, 1 - figure_axis_margin(lo[1], hi[1])) : 0.97;
-    draw_axes(0.09, right, 0.10, 0.92, t_lo, t_hi, lo[0], hi[0],
-              "bcnst", units[1] ? "bnstvf" : "bcnstvf", xlabel, ylabel[0]);
-    if (units[1]) {
-        plwind(t_lo, t_hi, lo[1], hi[1]);
-        plcol0(C_BLACK);
-        plbox("", 0, 0, "cmstvf", 0, 0);
-        plmtex("r", NUMBER_WIDTH * figure_tick_chars(lo[1], hi[1]) + 2.2, 0.5, 0.5, ylabel[1]);
-    }
-    /* The right axis's series first, the left's over them, the ambient
-     * last: a frequency's floor must not hide the ambient under it. */
-    struct legend lg = {0};
-    for (int pass = 0; pass < 3; pass++) {
-        int a = pass == 0 ? 1 : 0;
-        if (!units[a])
-            continue;
-        plwind(t_lo, t_hi, lo[a], hi[a]);
-        for (size_t k = 0; k < n; k++) {
-            if ((strcmp(se[k].unit, units[0]) == 0) != (a == 0) || (pass > 0 && (idx[k] == amb) != (pass == 2)))
-                continue;
-            double *x, *y;
-            size_t m = window_of(&se[k], s->m.from, s->m.to, scale, vscale[a], &x, &y);
-            int colour = colours[k % 9], style = a == 0 ? 1 : 2;
-            if (idx[k] == amb)
-                colour = C_GREY;
-            if (m == 1)
-                draw_points(1, x, y, colour);
-            draw_line(m, x, y, gap_of_series(&se[k], scale), colour, style, 2);
-            free(x);
-            free(y);
-        }
-    }
-    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
-        for (size_t k = 0; k < n; k++) {
-            if ((strcmp(se[k].unit, units[0]) == 0) != (a == 0))
-                continue;
-            char text[512];
-            snprintf(text, sizeof text, "%s%s", se[k].label,
-                     units[1] ? (a == 0 ? " (left axis)" : " (right axis)") : "");
-            legend_line(&lg, text, idx[k] == amb ? C_GREY : colours[k % 9], a == 0 ? 1 : 2, 2);
-        }
-    }
-    plwind(t_lo, t_hi, lo[0], hi[0]);
-    plcol0(C_BLACK);
-    plmtex("t", 1.2, 0.5, 0.5, s->fig.title ? s->fig.title : figure_file_name(path));
-    legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
-    legend_free(&lg);
-    figure_end();
+    struct raw_page page = {s, path, se, n, idx, amb, {units[0], units[1]}, {lo[0], lo[1]},
+                            {hi[0], hi[1]}, {vscale[0], vscale[1]}, t_lo, t_hi, scale, xlabel, {""}};
+    memcpy(page.ylabel, ylabel, sizeof ylabel);
+    figure_draw(&s->fig, 1, draw_raw_page, &page);
 done:
     for (size_t k = 0; k < n; k++)
         free(se[k].owned);
@@ -350,6 +375,96 @@ done:
     free(idx);
     tb_run_free(run);
     return status;
+}
+
+/* A run-length figure's page, worked out before it is drawn. */
+struct runlength_page {
+    const struct plot_settings *s;
+    const char *path, *column;
+    const tb_run_length *rl;
+    const char *xl;             /* the x axis's label */
+    double scale;               /* seconds a unit of the x axis */
+    double full, tol;           /* T∞ of the whole run, the band's half width */
+    double lo, hi, x_hi;        /* the frame */
+    double *xs;                 /* room for 4 numbers a prefix */
+};
+
+static void draw_runlength_page(void *ctx)
+{
+    const struct runlength_page *p = ctx;
+    const tb_run_length rl = *p->rl;
+    double scale = p->scale, full = p->full, tol = p->tol, lo = p->lo, hi = p->hi, x_hi = p->x_hi;
+    const char *xl = p->xl;
+    pladv(0);
+    char ylabel[128], title[512];
+    snprintf(ylabel, sizeof ylabel, "T∞ of %s (%s)", p->column, p->s->m.ambient ? "°C above ambient" : "°C");
+    draw_axes(0.09, 0.97, 0.10, 0.92, 0, x_hi, lo, hi, "bcnst", "bcnstv", xl, ylabel);
+    snprintf(title, sizeof title, "%s", p->s->fig.title ? p->s->fig.title : figure_file_name(p->path));
+    plcol0(C_BLACK);
+    plmtex("t", figure_title_lines(1.2), 0.5, 0.5, title);
+
+    double bx[4] = {0, x_hi, x_hi, 0}, by[4] = {full - tol, full - tol, full + tol, full + tol};
+    plcol0(C_BAND);
+    plfill(4, bx, by);
+    double fx[2] = {0, x_hi}, fy[2] = {full, full};
+    draw_line(2, fx, fy, NAN, C_GREY, 3, 1.5);
+
+    struct legend lg = {0};
+    /* Every prefix is drawn, however long the run. */
+    double *xs = p->xs, *ys = xs + rl.nprefix, *ylo = ys + rl.nprefix, *yhi = ylo + rl.nprefix;
+    for (int pass = 0; pass < 2; pass++) {   /* unsound estimates first, grey */
+        size_t k2 = 0;
+        for (size_t k = 0; k < rl.nprefix; k++) {
+            const tb_prefix *e = &rl.prefix[k];
+            int sound = e->ok && !(e->flags & TB_FIT_DEGENERATE);
+            if (!e->ok || sound != pass)
+                continue;
+            xs[k2] = e->length / scale;
+            ys[k2] = fmin(fmax(e->t_inf.value, lo), hi);
+            ylo[k2] = fmin(fmax(isfinite(e->t_inf.lo) ? e->t_inf.lo : ys[k2], lo), hi);
+            yhi[k2] = fmin(fmax(isfinite(e->t_inf.hi) ? e->t_inf.hi : ys[k2], lo), hi);
+            k2++;
+        }
+        int colour = pass ? C_BLUE : C_GREY;
+        plcol0(colour);
+        figure_pen(1.5);
+        if (k2)
+            plerry((PLINT)k2, xs, ylo, yhi);
+        for (size_t i = 0; i < k2; i++)
+            occupy_segment(xs[i], ylo[i], xs[i], yhi[i], 1);
+        occupy_points(k2, xs, ys, pass ? 24 : 6);   /* a hidden estimate costs most */
+        plschr(0, 1.2);
+        if (k2)
+            plstring((PLINT)k2, xs, ys, "•");
+        plschr(0, 1.0);
+    }
+    char t_full[128], t_band[64], t_short[128];
+    legend_points(&lg, "T∞ fitted to the run up to each length, with its interval", C_BLUE);
+    legend_points(&lg, "a flagged (degenerate) fit, clipped to the frame", C_GREY);
+    char full_text[48];
+    tb_format_number(full_text, sizeof full_text, full,
+                     tb_interval_decimals(full, rl.t_inf.lo, rl.t_inf.hi, 2), 0);
+    snprintf(t_full, sizeof t_full, "T∞ of the whole run: %s °C", full_text);
+    legend_line(&lg, t_full, C_GREY, 3, 1.5);
+    snprintf(t_band, sizeof t_band, "± %g °C", tol);
+    legend_line(&lg, t_band, C_BAND, 1, 8);
+    if (isfinite(rl.shortest)) {
+        double sx[2] = {rl.shortest / scale, rl.shortest / scale}, sy[2] = {lo, hi};
+        draw_line(2, sx, sy, NAN, C_RED, 2, 2);
+        double whole = rl.prefix[rl.nprefix - 1].length;
+        if (rl.shortest >= whole * (1 - 1e-9))   /* as tb-fit says it */
+            snprintf(t_short, sizeof t_short, "shortest run: the whole run (%.0f s), no shorter one; "
+                     "settles after %.0f s", whole, rl.settle);
+        else
+            snprintf(t_short, sizeof t_short, "shortest run: %.0f s (%.1f min); settles after %.0f s",
+                     rl.shortest, rl.shortest / 60, rl.settle);
+    } else {
+        snprintf(t_short, sizeof t_short, "no prefix stays within ± %g °C; settles after %.0f s",
+                 tol, rl.settle);
+    }
+    legend_line(&lg, t_short, C_RED, 2, 2);
+    legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
+    legend_free(&lg);
 }
 
 int plot_runlength(const struct plot_settings *s, const char *path)
@@ -413,87 +528,17 @@ int plot_runlength(const struct plot_settings *s, const char *path)
         }
     }
     double x_hi = rl.prefix[rl.nprefix - 1].length / scale * 1.04;
-    figure_begin(&s->fig, 1);
-    pladv(0);
-    char ylabel[128], title[512];
-    snprintf(ylabel, sizeof ylabel, "T∞ of %s (%s)", c->name, s->m.ambient ? "°C above ambient" : "°C");
-    draw_axes(0.09, 0.97, 0.10, 0.92, 0, x_hi, lo, hi, "bcnst", "bcnstv", xl, ylabel);
-    snprintf(title, sizeof title, "%s", s->fig.title ? s->fig.title : figure_file_name(path));
-    plcol0(C_BLACK);
-    plmtex("t", 1.2, 0.5, 0.5, title);
-
-    double bx[4] = {0, x_hi, x_hi, 0}, by[4] = {full - tol, full - tol, full + tol, full + tol};
-    plcol0(C_BAND);
-    plfill(4, bx, by);
-    double fx[2] = {0, x_hi}, fy[2] = {full, full};
-    draw_line(2, fx, fy, NAN, C_GREY, 3, 1.5);
-
-    struct legend lg = {0};
     /* Every prefix is drawn, however long the run. */
-    double *xs = malloc(4 * rl.nprefix * sizeof *xs);
-    double *ys = xs + rl.nprefix, *ylo = ys + rl.nprefix, *yhi = ylo + rl.nprefix;
-    if (!xs) {
+    struct runlength_page page = {s, path, c->name, col->run_length, xl, scale, full, tol, lo, hi, x_hi,
+                                  malloc(4 * rl.nprefix * sizeof *page.xs)};
+    if (!page.xs) {
         fputs("tb-plot: out of memory\n", stderr);
-        figure_end();
         tb_analysis_free(an);
         tb_run_free(run);
         return TB_EXIT_OUTPUT;
     }
-    for (int pass = 0; pass < 2; pass++) {   /* unsound estimates first, grey */
-        size_t k2 = 0;
-        for (size_t k = 0; k < rl.nprefix; k++) {
-            const tb_prefix *p = &rl.prefix[k];
-            int sound = p->ok && !(p->flags & TB_FIT_DEGENERATE);
-            if (!p->ok || sound != pass)
-                continue;
-            xs[k2] = p->length / scale;
-            ys[k2] = fmin(fmax(p->t_inf.value, lo), hi);
-            ylo[k2] = fmin(fmax(isfinite(p->t_inf.lo) ? p->t_inf.lo : ys[k2], lo), hi);
-            yhi[k2] = fmin(fmax(isfinite(p->t_inf.hi) ? p->t_inf.hi : ys[k2], lo), hi);
-            k2++;
-        }
-        int colour = pass ? C_BLUE : C_GREY;
-        plcol0(colour);
-        figure_pen(1.5);
-        if (k2)
-            plerry((PLINT)k2, xs, ylo, yhi);
-        for (size_t i = 0; i < k2; i++)
-            occupy_segment(xs[i], ylo[i], xs[i], yhi[i], 1);
-        occupy_points(k2, xs, ys, pass ? 24 : 6);   /* a hidden estimate costs most */
-        plschr(0, 1.2);
-        if (k2)
-            plstring((PLINT)k2, xs, ys, "•");
-        plschr(0, 1.0);
-    }
-    free(xs);
-    char t_full[128], t_band[64], t_short[128];
-    legend_points(&lg, "T∞ fitted to the run up to each length, with its interval", C_BLUE);
-    legend_points(&lg, "a flagged (degenerate) fit, clipped to the frame", C_GREY);
-    char full_text[48];
-    tb_format_number(full_text, sizeof full_text, full,
-                     tb_interval_decimals(full, rl.t_inf.lo, rl.t_inf.hi, 2), 0);
-    snprintf(t_full, sizeof t_full, "T∞ of the whole run: %s °C", full_text);
-    legend_line(&lg, t_full, C_GREY, 3, 1.5);
-    snprintf(t_band, sizeof t_band, "± %g °C", tol);
-    legend_line(&lg, t_band, C_BAND, 1, 8);
-    if (isfinite(rl.shortest)) {
-        double sx[2] = {rl.shortest / scale, rl.shortest / scale}, sy[2] = {lo, hi};
-        draw_line(2, sx, sy, NAN, C_RED, 2, 2);
-        double whole = rl.prefix[rl.nprefix - 1].length;
-        if (rl.shortest >= whole * (1 - 1e-9))   /* as tb-fit says it */
-            snprintf(t_short, sizeof t_short, "shortest run: the whole run (%.0f s), no shorter one; "
-                     "settles after %.0f s", whole, rl.settle);
-        else
-            snprintf(t_short, sizeof t_short, "shortest run: %.0f s (%.1f min); settles after %.0f s",
-                     rl.shortest, rl.shortest / 60, rl.settle);
-    } else {
-        snprintf(t_short, sizeof t_short, "no prefix stays within ± %g °C; settles after %.0f s",
-                 tol, rl.settle);
-    }
-    legend_line(&lg, t_short, C_RED, 2, 2);
-    legend_draw(&lg, PL_POSITION_BOTTOM | PL_POSITION_RIGHT);
-    legend_free(&lg);
-    figure_end();
+    figure_draw(&s->fig, 1, draw_runlength_page, &page);
+    free(page.xs);
     tb_analysis_free(an);
     tb_run_free(run);
     return TB_EXIT_OK;

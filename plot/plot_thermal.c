@@ -30,33 +30,27 @@ static double zth_model(const tb_analysed_column *c, size_t from, size_t to, dou
     return z;
 }
 
-/* Draw column C's Zth into the whole page. */
-static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, const char *path)
-{
-    const tb_thermal *th = c->thermal;
-    tb_zth_point *z;
-    ssize_t nz = tb_thermal_zth(c->fit, c->series, c->t, c->y, c->n, th->power.step, 20, &z);
-    if (nz < 0) {
-        fputs("tb-plot: out of memory\n", stderr);
-        return TB_EXIT_OUTPUT;
-    }
-    if (nz < 2) {
-        fprintf(stderr, "tb-plot: %s: %s: too short a run for a Zth curve\n", path, c->column->name);
-        free(z);
-        return TB_EXIT_INPUT;
-    }
-    double x0 = log10(z[0].t), x1 = log10(z[nz - 1].t);
-    padded_range(&x0, &x1);
-    double y0 = 0, y1 = th->r_th.value;
-    for (ssize_t i = 0; i < nz; i++) {
-        y0 = fmin(y0, z[i].data);
-        y1 = fmax(y1, z[i].data);
-    }
-    if (isfinite(th->r_th.hi))
-        y1 = fmax(y1, th->r_th.hi);
-    padded_range(&y0, &y1);
+/* A Zth figure's page, worked out before it is drawn. */
+struct zth_page {
+    const struct plot_settings *s;
+    const tb_analysed_column *c;
+    const char *path;
+    const tb_zth_point *z;
+    ssize_t nz;
+    double x0, x1, y0, y1;      /* the frame, log10 of s by K/W */
+    double *room;               /* for 2 CURVE_POINTS and 2 nz numbers */
+};
 
-    figure_begin(&s->fig, 1);
+static void draw_zth_page(void *ctx)
+{
+    const struct zth_page *p = ctx;
+    const struct plot_settings *s = p->s;
+    const tb_analysed_column *c = p->c;
+    const tb_thermal *th = c->thermal;
+    const tb_zth_point *z = p->z;
+    ssize_t nz = p->nz;
+    double x0 = p->x0, x1 = p->x1, y0 = p->y0, y1 = p->y1;
+    const char *path = p->path;
     pladv(0);
     draw_axes(0.09, 0.97, 0.10, 0.92, x0, x1, y0, y1, "bclnst", "bcnstv", "time since the step (s)",
               "Zth = ΔT/ΔP (K/W)");
@@ -67,7 +61,7 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
         snprintf(title, sizeof title, "%s: %s, power step %.3g W", figure_file_name(path), c->column->name,
                  th->power.step);
     plcol0(C_BLACK);
-    plmtex("t", 1.2, 0.5, 0.5, title);
+    plmtex("t", figure_title_lines(1.2), 0.5, 0.5, title);
 
     struct legend lg = {0};
     char text[256];
@@ -89,16 +83,7 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
              th->r_th.value, digits, th->r_th.lo, digits, th->r_th.hi, s->m.fit.level * 100);
     legend_line(&lg, text, C_GREY, 3, 1.5);
 
-    double *cx = malloc(2 * CURVE_POINTS * sizeof *cx), *cy = cx ? cx + CURVE_POINTS : NULL;
-    double *dx = malloc(2 * (size_t)nz * sizeof *dx), *dy = dx ? dx + nz : NULL;
-    if (!cx || !dx) {
-        free(cx);
-        free(dx);
-        free(z);
-        figure_end();
-        fputs("tb-plot: out of memory\n", stderr);
-        return TB_EXIT_OUTPUT;
-    }
+    double *cx = p->room, *cy = cx + CURVE_POINTS, *dx = cy + CURVE_POINTS, *dy = dx + nz;
     /* each Foster stage's share, dashed */
     const char *labels[TB_FIT_MAX_ORDER];
     tb_model_labels(&s->m, c->fit, c->series, labels);
@@ -136,10 +121,44 @@ static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, 
     }
     legend_draw(&lg, PL_POSITION_TOP | PL_POSITION_LEFT);
     legend_free(&lg);
-    free(cx);
-    free(dx);
+}
+
+/* Draw column C's Zth into the whole page. */
+static int draw_zth(const struct plot_settings *s, const tb_analysed_column *c, const char *path)
+{
+    const tb_thermal *th = c->thermal;
+    tb_zth_point *z;
+    ssize_t nz = tb_thermal_zth(c->fit, c->series, c->t, c->y, c->n, th->power.step, 20, &z);
+    if (nz < 0) {
+        fputs("tb-plot: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    if (nz < 2) {
+        fprintf(stderr, "tb-plot: %s: %s: too short a run for a Zth curve\n", path, c->column->name);
+        free(z);
+        return TB_EXIT_INPUT;
+    }
+    double x0 = log10(z[0].t), x1 = log10(z[nz - 1].t);
+    padded_range(&x0, &x1);
+    double y0 = 0, y1 = th->r_th.value;
+    for (ssize_t i = 0; i < nz; i++) {
+        y0 = fmin(y0, z[i].data);
+        y1 = fmax(y1, z[i].data);
+    }
+    if (isfinite(th->r_th.hi))
+        y1 = fmax(y1, th->r_th.hi);
+    padded_range(&y0, &y1);
+
+    struct zth_page page = {s, c, path, z, nz, x0, x1, y0, y1,
+                            malloc(2 * (CURVE_POINTS + (size_t)nz) * sizeof *page.room)};
+    if (!page.room) {
+        free(z);
+        fputs("tb-plot: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    figure_draw(&s->fig, 1, draw_zth_page, &page);
+    free(page.room);
     free(z);
-    figure_end();
     return TB_EXIT_OK;
 }
 
