@@ -72,13 +72,80 @@ static void draw_sensor(const struct sensor_panel *p, const char *name, const ch
     free(x);
 }
 
+/* The unit all of the model's inputs share in RUN ("W"), or NULL when
+ * they differ or have none; each one's in UNITS. */
+static const char *inputs_unit(const tb_run *run, const tb_ident_model *m, const char **units)
+{
+    const char *common = NULL;
+    for (size_t u = 0; u < m->ninputs; u++) {
+        size_t idx;
+        char err[TB_ERRMAX];
+        units[u] = tb_run_select(run, m->inputs[u], &idx, 1, err, sizeof err) == 1
+                       ? tb_run_column(run, idx)->unit : "";
+        if (u == 0)
+            common = units[u];
+        else if (common && strcmp(common, units[u]) != 0)
+            common = NULL;
+    }
+    return common && *common ? common : NULL;
+}
+
+/* The inputs as the model saw them, each held from its row to the next:
+ * what drove the sensors below. */
+static void draw_inputs(const tb_ident_model *m, const tb_ident_run *d, const char *const *units,
+                        const char *unit, double left, double top, double bottom,
+                        double scale, double t_lo, double t_hi)
+{
+    static const int colours[] = {C_RED, C_GREEN, C_ORANGE, C_PURPLE, C_BROWN, C_TEAL, C_PINK};
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t u = 0; u < m->ninputs; u++)
+        for (size_t k = 0; k < d->n; k++)
+            if (isfinite(d->u[u][k])) {
+                lo = fmin(lo, d->u[u][k]);
+                hi = fmax(hi, d->u[u][k]);
+            }
+    if (!isfinite(lo))
+        lo = 0, hi = 1;
+    padded_range(&lo, &hi);
+    char ylabel[64];
+    snprintf(ylabel, sizeof ylabel, unit ? "input (%s)" : "input", unit);
+    draw_axes(left, 0.97, bottom + figure_lines(2.4), top - figure_lines(2.2), t_lo, t_hi, lo, hi,
+              "bcnst", "bcnstv", NULL, ylabel);
+    plcol0(C_BLACK);
+    plmtex("t", figure_title_lines(0.8), 0.5, 0.5, "the inputs, as the model is driven by them");
+    size_t n = d->n;
+    double *x = malloc(2 * (n ? 2 * n : 1) * sizeof *x), *y = x ? x + 2 * n : NULL;
+    struct legend lg = {0};
+    for (size_t u = 0; x && u < m->ninputs; u++) {
+        size_t k2 = 0;
+        for (size_t k = 0; k < n; k++) {   /* a step at each row */
+            x[k2] = (d->t[k] - d->t[0]) / scale;
+            y[k2++] = d->u[u][k];
+            x[k2] = (k + 1 < n ? d->t[k + 1] - d->t[0] : d->t[k] - d->t[0]) / scale;
+            y[k2++] = d->u[u][k];
+        }
+        int colour = colours[u % (sizeof colours / sizeof *colours)];
+        draw_line(k2, x, y, NAN, colour, 1, 1.5);
+        char text[192];
+        snprintf(text, sizeof text, unit || !*units[u] ? "%s" : "%s (%s)", m->inputs[u], units[u]);
+        legend_line(&lg, text, colour, 1, 1.5);
+    }
+    free(x);
+    plschr(0, 0.85);
+    legend_draw(&lg, PL_POSITION_TOP | PL_POSITION_RIGHT);
+    plschr(0, 1.0);
+    legend_free(&lg);
+}
+
 /* The scale of the gain matrix's colours, from 0 (white) to KMAX (the
  * deepest red), right of the matrix, in K per unit of input. */
-static void draw_gain_scale(double kmax)
+static void draw_gain_scale(double kmax, const char *unit)
 {
     PLFLT width, height;
     PLINT label_opts[] = {PL_COLORBAR_LABEL_RIGHT};
-    const char *labels[] = {"gain (K per unit)"};
+    char label[64];
+    snprintf(label, sizeof label, "gain (K per %s)", unit ? unit : "unit");
+    const char *labels[] = {label};
     const char *axis_opts[] = {"bcvtm"};
     PLFLT ticks[] = {0};
     PLINT sub_ticks[] = {0};
@@ -93,7 +160,8 @@ static void draw_gain_scale(double kmax)
 
 /* The steady-state gain matrix: a cell per sensor (rows) and input
  * (columns), its colour by its gain, its value written in it. */
-static void draw_gains(const tb_ident_model *m, double left, double top, double bottom)
+static void draw_gains(const tb_ident_model *m, const char *const *units, const char *unit,
+                       double left, double top, double bottom)
 {
     size_t nu = m->ninputs, ns = m->nsensors;
     double below = figure_lines(2.6), vy0 = bottom + below, vy1 = top - figure_lines(2.2);
@@ -130,17 +198,63 @@ static void draw_gains(const tb_ident_model *m, double left, double top, double 
         }
     plcol0(C_BLACK);
     plbox("bc", 1, 0, "bc", 1, 0);
-    draw_gain_scale(kmax);
-    for (size_t u = 0; u < nu; u++)
-        plmtex("b", 1.2, ((double)u + 0.5) / (double)nu, 0.5, m->inputs[u]);
+    draw_gain_scale(kmax, unit);
+    for (size_t u = 0; u < nu; u++) {
+        char name[192];
+        snprintf(name, sizeof name, unit || !*units[u] ? "%s" : "%s (%s)", m->inputs[u], units[u]);
+        plmtex("b", 1.2, ((double)u + 0.5) / (double)nu, 0.5, name);
+    }
     for (size_t i = 0; i < ns; i++)
         plmtex("lv", 0.8, ((double)(ns - 1 - i) + 0.5) / (double)ns, 1, m->sensors[i]);
     plschr(0, 1.0);
     char title[128];
     int intervals = ns && nu && isfinite(m->steady[0].lo);
-    snprintf(title, sizeof title, "steady-state gain, K per unit of input%s: sensor by input",
+    snprintf(title, sizeof title, "steady-state gain, K per %s%s: sensor by input",
+             unit ? unit : "unit of input",
              intervals ? (m->level == 0.95 ? " (95 %)" : " (interval)") : "");
     plmtex("t", 0.8, 0.5, 0.5, title);
+}
+
+/* An ident figure's page, worked out before it is drawn. */
+struct ident_page {
+    const struct plot_settings *s;
+    const char *path;
+    const tb_ident_model *m;
+    const tb_ident_run *data;
+    const struct sensor_panel *p;
+    const char *const *units;   /* each input's */
+    const char *unit;           /* the one they share, or NULL */
+    int rows;
+    const char *xlabel;
+    double scale, t_lo, t_hi;
+};
+
+/* The inputs on top, each sensor under them, the gains at the bottom. */
+static void draw_ident_page(void *ctx)
+{
+    const struct ident_page *g = ctx;
+    const tb_ident_model *m = g->m;
+    size_t ns = m->nsensors;
+    pladv(0);
+    /* room for the y labels and numbers, and for the gain map's sensor names */
+    double left = figure_lines_across(6.4);
+    for (size_t i = 0; i < ns; i++)
+        left = fmax(left, figure_lines_across(1.5) +
+                              figure_chars((double)tb_display_width(m->sensors[i]) * 1.15));
+    double band = 1.0 / g->rows;
+    draw_inputs(m, g->data, g->units, g->unit, left, 1, 1 - band, g->scale, g->t_lo, g->t_hi);
+    for (size_t i = 0; i < ns; i++) {
+        char title[512];
+        if (g->s->fig.title)
+            snprintf(title, sizeof title, "%s: %s", g->s->fig.title, m->sensors[i]);
+        else
+            snprintf(title, sizeof title, "%s: %s predicted by %s", figure_file_name(g->path),
+                     m->sensors[i], figure_file_name(g->s->model));
+        double top = 1 - band * (double)(i + 1);
+        draw_sensor(&g->p[i], m->sensors[i], title, left, top, top - band,
+                    i + 1 == ns ? g->xlabel : NULL, g->scale, g->t_lo, g->t_hi);
+    }
+    draw_gains(m, g->units, g->unit, left, band, 0);
 }
 
 int plot_ident(const struct plot_settings *s, const char *path)
@@ -211,7 +325,7 @@ int plot_ident(const struct plot_settings *s, const char *path)
         q->rmse = rmse[i];
         q->worst = worst[i];
     }
-    int rows = (int)ns + 1;
+    int rows = (int)ns + 2;   /* the inputs, each sensor, the gains */
     double min_height;
     if (s->fig.height > 0 && figure_text_scale(&s->fig, rows, &min_height) < FIGURE_READABLE) {
         fprintf(stderr, "tb-plot: --size: %d panels do not fit %.0f pixels' height readably: give "
@@ -224,27 +338,13 @@ int plot_ident(const struct plot_settings *s, const char *path)
     double span = data.t[n - 1] - data.t[0], scale = time_scale(span, &xlabel);
     double t_lo = 0, t_hi = span / scale;
     padded_range(&t_lo, &t_hi);
-    figure_begin(&s->fig, rows);
-    pladv(0);
-    /* room for the y labels and numbers, and for the gain map's sensor names */
-    double left = figure_lines_across(6.4);
-    for (size_t i = 0; i < ns; i++)
-        left = fmax(left, figure_lines_across(1.5) +
-                              figure_chars((double)tb_display_width(m.sensors[i]) * 1.15));
-    double band = 1.0 / rows;
-    for (size_t i = 0; i < ns; i++) {
-        char title[512];
-        if (s->fig.title)
-            snprintf(title, sizeof title, "%s: %s", s->fig.title, m.sensors[i]);
-        else
-            snprintf(title, sizeof title, "%s: %s predicted by %s", figure_file_name(path), m.sensors[i],
-                     figure_file_name(s->model));
-        double top = 1 - band * (double)i;
-        draw_sensor(&p[i], m.sensors[i], title, left, top, top - band,
-                    i + 1 == ns ? xlabel : NULL, scale, t_lo, t_hi);
-    }
-    draw_gains(&m, left, band, 0);
-    figure_end();
+    const char **units = calloc(m.ninputs ? m.ninputs : 1, sizeof *units);
+    if (!units)
+        goto out;
+    struct ident_page page = {s, path, &m, &data, p, units, inputs_unit(run, &m, units), rows,
+                              xlabel, scale, t_lo, t_hi};
+    figure_draw(&s->fig, rows, draw_ident_page, &page);
+    free(units);
     status = TB_EXIT_OK;
 out:
     for (size_t i = 0; p && i < m.nsensors; i++) {

@@ -272,9 +272,11 @@ int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
         fprintf(f, "%s%.10g", j ? "," : " ", m->tau[j].value);
     fprintf(f, "\n# inputs: %s\n", s ? s->name : "profiles");
     fputs("time/ms", f);
-    for (size_t k = 0; k < nu; k++) {
+    for (size_t k = 0; k < nu; k++) {   /* powers: the model's gains are K/W */
+        char h[160];
+        snprintf(h, sizeof h, "%s/W", m->inputs[k]);
         fputc(',', f);
-        tb_csv_write_string(f, m->inputs[k]);
+        tb_csv_write_string(f, h);
     }
     for (size_t i = 0; i < ns; i++) {
         char h[160];
