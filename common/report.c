@@ -183,6 +183,10 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     tb_json_number(f, r->tolerance);
     fputs(", \"ops_per_s\": ", f);
     tb_json_number(f, c->ops_per_s);
+    fputs(", \"ops_lo_per_s\": ", f);
+    tb_json_number(f, c->ops.lo);
+    fputs(", \"ops_hi_per_s\": ", f);
+    tb_json_number(f, c->ops.hi);
     fputs(", \"throttled_since_s\": ", f);
     tb_json_number(f, c->throttled_since);
     fputs(", \"throttled_by\": ", f);
@@ -287,7 +291,15 @@ static void report_text(FILE *f, const tb_fit_report *r)
     if (isfinite(c->settle) && !(fit->flags & TB_FIT_DEGENERATE))
         fprintf(f, "  settles within %g%s%s of T∞ after %.0f s (%.1f min)\n",
                 r->tolerance * u, sep, unit, c->settle, c->settle / 60);
-    if (isfinite(c->ops_per_s))
+    tb_estimate_text ops;
+    if (c->ops.hi - c->ops.lo <= 1e-9 * fabs(c->ops.value))   /* a counter as steady as a clock */
+        fprintf(f, "  work rate %.6g operations/s, the same in every tenth of the run\n",
+                c->ops.value);
+    else if (isfinite(c->ops.value) &&
+        tb_format_estimate(&ops, c->ops.value, c->ops.lo, c->ops.hi,
+                           tb_interval_decimals(c->ops.value, c->ops.lo, c->ops.hi, 2), 0))
+        fprintf(f, "  work rate %s [%s, %s] operations/s\n", ops.value, ops.lo, ops.hi);
+    else if (isfinite(c->ops_per_s))
         fprintf(f, "  work rate %.6g operations/s\n", c->ops_per_s);
     if (fit->flags) {
         fputs("  FLAGGED:", f);

@@ -214,17 +214,19 @@ static size_t choose_columns(tb_analysis *a, const tb_analysis_options *o, const
 
 /* The sum of the work rates of the work counters of RUN, NaN when none;
  * a --work spec that names no column is an input error. */
-static double work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_run *run)
+static tb_estimate work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_run *run)
 {
     size_t ncols = tb_run_ncolumns(run), n = 0;
     size_t *idx = malloc(ncols * sizeof *idx);
+    const tb_column **work = malloc(ncols * sizeof *work);
     char err[TB_ERRMAX];
-    double sum = 0;
-    int any = 0;
+    tb_estimate rate = {NAN, NAN, NAN};
 
-    if (!idx) {
+    if (!idx || !work) {
         a->out_of_memory = 1;
-        return NAN;
+        free(idx);
+        free(work);
+        return rate;
     }
     if (o->nwork == 0) {
         for (size_t i = 1; i < ncols; i++)
@@ -238,15 +240,16 @@ static double work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_r
         }
         n = m > 0 ? (size_t)m : 0;
     }
-    for (size_t k = 0; k < n; k++) {
-        double r = idx[k] ? tb_work_rate(tb_run_column(run, idx[k]), from_of(o), o->to) : NAN;
-        if (isfinite(r)) {
-            sum += r;
-            any = 1;
-        }
-    }
+    /* the counters with a rate in the window (one that has none adds none) */
+    size_t nw = 0;
+    for (size_t k = 0; k < n; k++)
+        if (idx[k] && isfinite(tb_work_rate(tb_run_column(run, idx[k]), from_of(o), o->to)))
+            work[nw++] = tb_run_column(run, idx[k]);
+    if (nw > 0)
+        tb_work_rate_estimate(work, nw, from_of(o), o->to, o->fit.level, &rate);
     free(idx);
-    return any ? sum : NAN;
+    free(work);
+    return rate;
 }
 
 static struct column *add_column(tb_analysis *a)
@@ -303,7 +306,9 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
         raise_status(a, TB_STATUS_INPUT);
     }
     size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
-    double ops = a->status == TB_STATUS_OK ? work_rate(a, o, run) : NAN;
+    tb_estimate ops = {NAN, NAN, NAN};
+    if (a->status == TB_STATUS_OK)
+        ops = work_rate(a, o, run);
     double since;
     const char *by = NULL;
     /* the power falls at the load's end: it is the cooling, not throttling */
@@ -356,7 +361,8 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
             col->power = power;
             col->pub = (tb_analysed_column){
                 .run = run, .source = file, .index = idx[k], .column = c,
-                .t = t, .y = y, .n = n, .startup = part ? 0 : startup, .ops_per_s = ops,
+                .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
+                .ops_per_s = ops.value, .ops = ops,
                 .throttled_since = since, .throttled_by = by, .settle = NAN,
                 .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,
             };

@@ -26,7 +26,7 @@ enum field {
     F_FORMAT, F_FILE, F_COLUMN, F_UNIT, F_STATUS, F_ERROR, F_ORDER, F_POINTS, F_DURATION,
     F_RSS, F_RMSE, F_TINF, F_TINF_LO, F_TINF_HI,
     F_TERMS,                                   /* kJ, kJ_lo, kJ_hi, tauJ_s, ... */
-    F_SETTLE = F_TERMS + 6 * TB_FIT_MAX_ORDER, F_OPS, F_CI_METHOD, F_CI_LEVEL, F_FLAGS,
+    F_SETTLE = F_TERMS + 6 * TB_FIT_MAX_ORDER, F_OPS, F_OPS_LO, F_OPS_HI, F_CI_METHOD, F_CI_LEVEL, F_FLAGS,
     F_META, F_COUNT
 };
 
@@ -38,10 +38,12 @@ static const char *field_name(int f, int version, char *buf, size_t size)
         "format", "file", "column", "unit", "status", "error", "order", "points", "duration_s",
         "rss", "rmse", "T_inf", "T_inf_lo", "T_inf_hi",
     };
-    static const char *const tail[] = {"settle_s", "ops_per_s", "ci_method", "ci_level", "flags", "meta"};
+    static const char *const tail[] = {"settle_s", "ops_per_s", "ops_lo_per_s", "ops_hi_per_s",
+                                       "ci_method", "ci_level", "flags", "meta"};
     static const char *const suffix[] = {"", "_lo", "_hi"};
     if (version < 2 && (f == F_FORMAT || f == F_UNIT || f == F_STATUS || f == F_ERROR ||
-                        f == F_CI_METHOD || f == F_CI_LEVEL || f == F_META))
+                        f == F_OPS_LO || f == F_OPS_HI || f == F_CI_METHOD || f == F_CI_LEVEL ||
+                        f == F_META))
         return NULL;
     if (f < F_TERMS)
         return fixed[f];
@@ -74,6 +76,8 @@ static double *field_number(tb_result *r, int f)
     case F_TINF_HI: return &r->t_inf.hi;
     case F_SETTLE: return &r->settle;
     case F_OPS: return &r->ops_per_s;
+    case F_OPS_LO: return &r->ops_lo;
+    case F_OPS_HI: return &r->ops_hi;
     case F_CI_LEVEL: return &r->ci_level;
     default: break;
     }
@@ -248,6 +252,8 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
     }
     r->duration = r->rss = r->rmse = r->settle = r->ci_level = NAN;
     r->ops_per_s = c->ops_per_s;
+    r->ops_lo = c->ops.lo;
+    r->ops_hi = c->ops.hi;
     if (!fit) {   /* a row that says it failed, and why */
         r->failed = 1;
         r->error = strdup(c->error ? c->error : "the fit failed");

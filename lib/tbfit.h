@@ -466,8 +466,20 @@ int tb_series_extract(const tb_column *c, double from, double to,
 size_t tb_startup_samples(const tb_column *c);
 
 /* Operations per second from the cumulative counter WORK within the
- * window: the slope of a least-squares line.  NaN under two points. */
+ * window: its change from the first point to the last over their time (a
+ * counter sums its increments' noise, so a line fitted to it would know
+ * the rate less well).  NaN under two points. */
 double tb_work_rate(const tb_column *work, double from, double to);
+
+/* The work rate of the N cumulative counters WORK summed, within the
+ * window, with its LEVEL interval into *RATE: the value the sum of their
+ * tb_work_rate(), the interval by batch means (the rates of ten equal
+ * stretches of the window, a t interval of their mean: honest however the
+ * counts are correlated from sample to sample; NaN ends with under three
+ * stretches of two samples).  0, or -1 with *RATE NaN when a counter has
+ * under two points in the window (or N is 0). */
+int tb_work_rate_estimate(const tb_column *const *work, size_t n, double from, double to,
+                          double level, tb_estimate *rate);
 
 /* Whether NAME is a work counter, thermobench's NAME_work_done column: a
  * running count of operations, taken by default for operations/s. */
@@ -869,6 +881,8 @@ typedef struct tb_analysed_column {
     size_t startup;                 /* start-up samples left out before
                                        the window (from NaN only) */
     double ops_per_s;               /* of its run; NaN: no work counter */
+    tb_estimate ops;                /* the same with its interval
+                                       (tb_work_rate_estimate()) */
     double throttled_since;         /* s of the run; NaN: not throttled */
     const char *throttled_by;       /* the column that changed, or NULL */
     const tb_fit *fit;              /* NULL when the fit failed; with shared
@@ -948,7 +962,8 @@ const char *tb_analysis_message(const tb_analysis *a, size_t i);
  *   format,file,column,unit,status,error,order,points,duration_s,rss,rmse,
  *   T_inf,T_inf_lo,T_inf_hi, then kJ,kJ_lo,kJ_hi,tauJ_s,tauJ_lo_s,tauJ_hi_s
  *   for J = 1..TB_FIT_MAX_ORDER (empty past the fit's order), then
- *   settle_s,ops_per_s,ci_method,ci_level,flags,meta.
+ *   settle_s,ops_per_s,ops_lo_per_s,ops_hi_per_s,ci_method,ci_level,flags,
+ *   meta (a reader takes files without ops_lo_per_s and ops_hi_per_s too).
  * T_inf, k, rmse are in UNIT (the column's: °C, W, Hz...), rss in UNIT²;
  * a failed fit is a row with status "failed", its error and no numbers;
  * meta holds the run's metadata as KEY=VALUE;... (%, ; and = written
@@ -974,6 +989,7 @@ typedef struct tb_result {
     tb_estimate tau[TB_FIT_MAX_ORDER];
     double settle;        /* s */
     double ops_per_s;
+    double ops_lo, ops_hi; /* its interval, at CI_LEVEL; NaN unknown */
     char *ci_method;      /* "hac", "covariance", "bootstrap"; NULL unknown */
     double ci_level;      /* of the intervals; NaN unknown */
     char *flags;          /* flag names "a;b", "" when none */

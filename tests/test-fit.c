@@ -720,6 +720,66 @@ static void test_helpers(void)
     ok(isnan(tb_work_rate(&w, 11, 19)), "no rate from under two points");
 }
 
+/* A counter of N samples a second apart whose increments are RATE plus
+ * AR(1) noise (PHI, innovations of SD), from RNG, into T and V. */
+static void counter_run(size_t n, double rate, double sd, double phi, gsl_rng *rng, double *t,
+                        double *v)
+{
+    double e = 0;
+    t[0] = v[0] = 0;
+    for (size_t i = 1; i < n; i++) {
+        e = phi * e + gsl_ran_gaussian(rng, sd);
+        t[i] = (double)i;
+        v[i] = v[i - 1] + rate + e;
+    }
+}
+
+/* The work rate's interval against the known rate, over many runs: 95 %
+ * cover it, with increments independent and correlated (AR(1) 0.9, as
+ * a benchmark's bursts are), and for two counters summed. */
+static void test_work_rate_interval(void)
+{
+    enum { RUNS = 400, N = 900 };
+    static double t[N], v[N], t2[N], v2[N];
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 42);
+    const double phis[] = {0, 0.9};
+    for (int p = 0; p < 3; p++) {
+        double phi = phis[p % 2];
+        int covered = 0, finite = 0;
+        for (int r = 0; r < RUNS; r++) {
+            counter_run(N, 100, 10, phi, rng, t, v);
+            counter_run(N, 50, 5, phi, rng, t2, v2);
+            tb_column w = {.name = "a_work_done", .t = t, .v = v, .n = N};
+            tb_column w2 = {.name = "b_work_done", .t = t2, .v = v2, .n = N};
+            const tb_column *both[] = {&w, &w2};
+            tb_estimate e;
+            int rc = tb_work_rate_estimate(both, p == 2 ? 2 : 1, 0, INFINITY, 0.95, &e);
+            double truth = p == 2 ? 150 : 100;
+            finite += rc == 0 && isfinite(e.lo) && isfinite(e.hi);
+            covered += e.lo <= truth && truth <= e.hi;
+        }
+        double cover = (double)covered / RUNS;
+        ok(finite == RUNS && cover >= 0.92 && cover <= 0.98,
+           "work rate interval: %s%s increments, %d %% of %d cover the truth", p == 2 ? "two counters, " : "",
+           phi > 0 ? "AR(1) 0.9" : "independent", (int)lround(100 * cover), RUNS);
+    }
+    gsl_rng_free(rng);
+    double ft[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+    double fv[21];
+    for (int i = 0; i < 21; i++)
+        fv[i] = 2.5 * ft[i];
+    tb_column steady = {.name = "work_done", .t = ft, .v = fv, .n = 21};
+    const tb_column *one = &steady;
+    tb_estimate e;
+    ok(tb_work_rate_estimate(&one, 1, 0, INFINITY, 0.95, &e) == 0 && fabs(e.value - 2.5) < 1e-12 &&
+       e.hi - e.lo < 1e-9, "a steady counter: 2.5 operations/s, an interval of no width");
+    ok(tb_work_rate_estimate(&one, 1, 3, 7, 0.95, &e) == 0 && isnan(e.lo),
+       "five points: the rate, and no interval (under three stretches of two points)");
+    ok(tb_work_rate_estimate(&one, 1, 11.5, 11.7, 0.95, &e) == -1 && isnan(e.value),
+       "no point in the window: -1, NaN");
+}
+
 static void test_throttle_and_run_length(void)
 {
     char text[8192];
@@ -969,6 +1029,7 @@ int main(void)
     test_bad_input();
     test_helpers();
     test_throttle_and_run_length();
+    test_work_rate_interval();
     test_real_runs();
     test_group_stats();
     test_networks();
