@@ -654,16 +654,21 @@ static void write_runs(FILE *f, const struct report *r)
 
 static void write_fits(FILE *f, const struct report *r)
 {
-    int order = 0;
-    for (size_t i = 0; i < r->nrows; i++)
+    int order = 0, ops = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
         if (r->rows[i].order > order)
             order = r->rows[i].order;
+        ops |= isfinite(r->rows[i].ops_per_s);
+    }
     fputs("<section id=fits><h2>Fits</h2><p>T(t) = T∞ + Σ k<sub>i</sub>·exp(−t/τ<sub>i</sub>), each "
           "estimate with its interval, written with the digits the interval carries.</p>\n", f);
     fputs("<table><thead><tr><th>run</th><th>column</th><th>T∞</th>", f);
     for (int j = 0; j < order; j++)
         fprintf(f, "<th>τ%d (s)</th>", j + 1);
-    fputs("<th>rmse</th><th>run length</th><th>flags</th></tr></thead>\n", f);
+    fputs("<th>rmse</th><th>run length</th>", f);
+    if (ops)
+        fputs("<th>work rate (operations/s)</th>", f);
+    fputs("<th>flags</th></tr></thead>\n", f);
     for (size_t i = 0; i < r->nrows; i++) {
         const tb_result *x = &r->rows[i];
         const tb_analysed_column *c = tb_analysis_column(r->a, i);
@@ -673,7 +678,7 @@ static void write_fits(FILE *f, const struct report *r)
         html(f, x->column);
         fputs("</td>", f);
         if (x->failed) {
-            fprintf(f, "<td class=bad colspan=%d>the fit failed: ", order + 3);
+            fprintf(f, "<td class=bad colspan=%d>the fit failed: ", order + 3 + ops);
             html(f, x->error);
             fputs("</td><td></td></tr>\n", f);
             continue;
@@ -701,6 +706,14 @@ static void write_fits(FILE *f, const struct report *r)
             fputs("–", f);
         }
         fputs("</td>", f);
+        if (ops) {
+            fputs("<td class=num>", f);
+            if (x->ops_hi - x->ops_lo <= 1e-9 * fabs(x->ops_per_s))   /* as steady as a clock */
+                fprintf(f, "%.6g <span class=ci>(the same in every tenth)</span>", x->ops_per_s);
+            else
+                html_interval(f, x->ops_per_s, x->ops_lo, x->ops_hi, 6, 0);
+            fputs("</td>", f);
+        }
         html_flags(f, x->flags);
         fputs("</tr>\n", f);
     }
