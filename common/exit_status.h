@@ -1,6 +1,8 @@
 /*
  * exit_status.h -- the exit statuses of every host tool (tb-info, tb-fit,
- * tb-plot, tb-compare, tb-sim), declared once; each man page lists them.
+ * tb-ident, tb-plot, tb-compare, tb-sim, tb-report), declared once; each
+ * man page lists them, tbkit(7) holds the table, tests/exit-status.test
+ * tries each tool on it (tb-load and tb-series keep the same numbers).
  * The first three are libtbfit's enum tb_status, so that a tool can exit
  * with an analysis's status as it is.  (tb-record, on the board, exits as
  * timeout(1) does instead.)
