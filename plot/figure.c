@@ -800,9 +800,12 @@ static size_t legend_longest(const struct legend *l)
 int legend_outside_columns(const struct legend *l)
 {
     /* an entry as wide as the legend of one column measured on the first
-     * drawing, with the gap between columns; else from its text: its
-     * symbol, the gap and its text at 0.85 of the size */
-    double entry = band_entry > 0 ? band_entry : figure_chars(0.85 * ((double)legend_longest(l) + 7));
+     * drawing, with the gap between columns; else from its text, as
+     * pllegend() lays out its columns (measured: its symbol and gaps are
+     * about 5 characters, SVG's glyphs a sixth wider than cairo's) */
+    double entry = band_entry > 0 ? band_entry
+                                  : figure_chars((vector_text ? 1.45 : 1.25) *
+                                                 (double)legend_longest(l) + 5.5);
     int columns = entry > 0 ? (int)(0.9 / entry) : l->n;
     return columns < 1 ? 1 : columns > l->n ? l->n : columns;
 }

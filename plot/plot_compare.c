@@ -548,14 +548,17 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
                  s->m.fit.level * 100);
         legend_points(&lg, text, C_BLUE);
     }
+    /* the rate's diamonds in a colour no column has: orange beside the
+     * one column's blue, black among several columns' colours */
+    int ops_colour = nseries > 1 ? C_BLACK : C_ORANGE;
     if (draw_ops) {
-        legend_points(&lg, "operations/s (right axis)", C_ORANGE);
+        legend_points(&lg, "operations/s (right axis)", ops_colour);
         lg.symbol[lg.n - 1] = "◆";
     }
     if (same_ops) {
         char same[96];
         snprintf(same, sizeof same, "operations/s: %.6g in every group", olo);
-        legend_points(&lg, same, C_ORANGE);
+        legend_points(&lg, same, ops_colour);
         lg.symbol[lg.n - 1] = "◆";
     }
     /* the title, the legend's rows and the plot under them */
@@ -663,7 +666,7 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         plmtex("r", 5.6, 0.5, 0.5, "operations/s");
         for (size_t g = 0; g < ng; g++)
             ox[g] = x[g] + 0.18;   /* beside its T∞, not on it */
-        plcol0(C_ORANGE);
+        plcol0(ops_colour);
         plschr(0, 1.2);
         plstring((PLINT)ng, ox, oy, "◆");
         plschr(0, 1.0);
