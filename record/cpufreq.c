@@ -101,6 +101,7 @@ static int add_cpu(struct cpufreq *c, const char *root, int cpu, int listed,
     if (read_khz(dir, "cpuinfo_max_freq", &u->highest) < 0)
         u->highest = u->max;
     if (read_text(dir, "scaling_available_governors", buf, sizeof buf) == 0) {
+        snprintf(u->governors, sizeof u->governors, "%.511s", buf);
         for (char *w = strtok(buf, " \t"); w; w = strtok(NULL, " \t"))
             if (!strcmp(w, "userspace"))
                 u->userspace = 1;
@@ -271,17 +272,45 @@ void cpufreq_saved_text(const struct cpufreq *c, size_t i, char *buf, size_t len
              (unsigned long long)u->min, (unsigned long long)u->max);
 }
 
-int cpufreq_saved_parse(struct cpufreq *c, const char *text)
+/* Whether CPU U offers GOVERNOR: among its available governors, or, when
+ * it does not list them, the one it has now. */
+static int offers_governor(const struct cpufreq_cpu *u, const char *governor)
 {
-    int cpu;
+    if (!u->governors[0])
+        return strcmp(governor, u->governor) == 0;
+    size_t len = strlen(governor);
+    for (const char *w = u->governors; (w = strstr(w, governor)); w += len)
+        if ((w == u->governors || w[-1] == ' ' || w[-1] == '\t') &&
+            (w[len] == '\0' || w[len] == ' ' || w[len] == '\t' || w[len] == '\n'))
+            return 1;
+    return 0;
+}
+
+int cpufreq_saved_parse(struct cpufreq *c, const char *text, char *err, size_t errlen)
+{
+    int cpu, used = 0;
     char governor[64];
     unsigned long long min, max;
-    if (sscanf(text, "cpu%d %63s %llu %llu", &cpu, governor, &min, &max) != 4)
+    if (sscanf(text, "cpu%d %63s %llu %llu%n", &cpu, governor, &min, &max, &used) != 4 ||
+        text[used] != '\0') {
+        snprintf(err, errlen, "not \"cpuN GOVERNOR MIN MAX\"");
         return -1;
+    }
     for (size_t i = 0; i < c->n; i++) {
         struct cpufreq_cpu *u = &c->cpus[i];
         if (u->cpu != cpu)
             continue;
+        if (!offers_governor(u, governor)) {
+            snprintf(err, errlen, "CPU %d offers no governor '%s' (%s)", cpu, governor,
+                     u->governors[0] ? u->governors : u->governor);
+            return -1;
+        }
+        if (min > max || min < u->lowest || max > u->highest) {
+            snprintf(err, errlen, "CPU %d's limits %llu to %llu kHz are not within its %llu to "
+                     "%llu kHz", cpu, min, max, (unsigned long long)u->lowest,
+                     (unsigned long long)u->highest);
+            return -1;
+        }
         snprintf(u->governor, sizeof u->governor, "%s", governor);
         u->min = min;
         u->max = max;

@@ -18,6 +18,7 @@ struct cpufreq_cpu {
     size_t noffered;
     uint64_t lowest, highest; /* cpuinfo_min_freq and cpuinfo_max_freq */
     char governor[64];        /* as found, to be given back */
+    char governors[512];      /* scaling_available_governors; "" unknown */
     uint64_t min, max;        /* scaling_min_freq and scaling_max_freq */
 };
 
@@ -45,9 +46,12 @@ int cpufreq_set(struct cpufreq *c, uint64_t khz, char *err, size_t errlen);
 int cpufreq_restore(struct cpufreq *c, char *err, size_t errlen);
 
 /* The saved settings of CPU I as one line of words ("cpu0 schedutil
- * 400000 1600000"), for a journal; and back from such a line (1 when it
- * names one of C's CPUs and was taken, 0 when not, -1 malformed). */
+ * 400000 1600000"), for a journal; and back from such a line: 1 when it
+ * names one of C's CPUs and was taken, 0 when not, -1 when it is not such
+ * a line or not what the CPU can be given (a governor it does not offer,
+ * limits outside cpuinfo_min_freq..cpuinfo_max_freq or crossed), with
+ * why in ERR; nothing is taken then. */
 void cpufreq_saved_text(const struct cpufreq *c, size_t i, char *buf, size_t len);
-int cpufreq_saved_parse(struct cpufreq *c, const char *text);
+int cpufreq_saved_parse(struct cpufreq *c, const char *text, char *err, size_t errlen);
 
 #endif

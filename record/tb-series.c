@@ -527,19 +527,61 @@ static char *output_dir(const struct settings *s)
 }
 
 /* Refuse a NAME.csv the journal does not know of: the output of another
- * series, not to be overwritten. */
-static int check_strangers(const struct plan *p, const struct journal *j, const char *dir)
+ * series, not to be overwritten; and run again a run the journal lists as
+ * done whose file is not there. */
+static int check_strangers(const struct plan *p, struct journal *j, const char *dir)
 {
     for (size_t i = 0; i < p->nruns; i++) {
         char path[4096];
         int status;
         snprintf(path, sizeof path, "%s/%s.csv", dir, p->runs[i].name);
-        if (access(path, F_OK) == 0 && !journal_is_done(j, p->runs[i].name, &status)) {
+        int done = journal_is_done(j, p->runs[i].name, &status);
+        if (access(path, F_OK) == 0 && !done) {
             fprintf(stderr, "tb-series: %s exists and the journal does not list it as done: "
                     "move it away, or --restart to record it again\n", path);
             return -1;
         }
+        if (done && access(path, F_OK) != 0) {
+            fprintf(stderr, "tb-series: %s: the journal lists it as done, but it is not there: "
+                    "it is run again\n", path);
+            journal_forget_done(j, p->runs[i].name);
+        }
     }
+    return 0;
+}
+
+/* The journal's cpufreq as found, each line checked against what the CPUs
+ * offer before any of it is taken (it is written back to /sys, as root);
+ * and a run started with nothing saved before it, whose state is then not
+ * the machine's own.  0, or -1 said (nothing taken). */
+static int check_saved(struct journal *j, struct cpufreq *cf)
+{
+    char err[512];
+    struct cpufreq probe = *cf;   /* checked on a copy: all or nothing */
+    struct cpufreq_cpu *cpus = malloc((cf->n ? cf->n : 1) * sizeof *cpus);
+    if (!cpus) {
+        fprintf(stderr, "tb-series: out of memory\n");
+        return -1;
+    }
+    memcpy(cpus, cf->cpus, cf->n * sizeof *cpus);
+    probe.cpus = cpus;
+    for (size_t k = 0; k < j->nsaved; k++)
+        if (cpufreq_saved_parse(&probe, j->saved[k], err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: %s:%zu: saved %s: %s; nothing is written to cpufreq "
+                    "from the journal (give the CPUs' settings back by hand, then --restart)\n",
+                    j->path, j->saved_line[k], j->saved[k], err);
+            free(cpus);
+            return -1;
+        }
+    free(cpus);
+    if (j->nsaved == 0 && j->unsaved_start) {
+        fprintf(stderr, "tb-series: %s:%zu: a run started with no cpufreq saved before it (saved "
+                "lines deleted?): the CPUs' settings now may be the series' own, not the "
+                "machine's; give them back by hand, then --restart\n", j->path, j->unsaved_start);
+        return -1;
+    }
+    for (size_t k = 0; k < j->nsaved; k++)
+        cpufreq_saved_parse(cf, j->saved[k], err, sizeof err);
     return 0;
 }
 
@@ -737,8 +779,10 @@ int main(int argc, char **argv)
     if (has_freq) {
         /* settings saved by a series that was killed before it gave them
          * back are the machine's own, not what it left */
-        for (size_t k = 0; k < j.nsaved; k++)
-            cpufreq_saved_parse(&cf, j.saved[k]);
+        if (check_saved(&j, &cf) < 0) {
+            rc = SERIES_EXIT_USAGE;
+            goto out;
+        }
         if (j.nsaved == 0)
             for (size_t k = 0; k < cf.n; k++) {
                 char line[256];
