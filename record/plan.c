@@ -519,7 +519,34 @@ static int parse_line(struct parser *ps, char *text)
     return rc;
 }
 
-/* Every {name} in the words of LINE names a variable, or "repeat". */
+/* NAME of a {NAME} or {NAME:sh} (LEN bytes from S) into BUF; whether it
+ * asks for the value quoted for sh. */
+static int brace_name(const char *s, size_t len, char *buf, size_t cap)
+{
+    int sh = len >= 3 && !memcmp(s + len - 3, ":sh", 3);
+    if (sh)
+        len -= 3;
+    snprintf(buf, cap, "%.*s", (int)(len < cap ? len : cap - 1), s);
+    return sh;
+}
+
+/* Whether word I of WORDS is the string of a shell's -c ("sh -c '...'"). */
+static int shell_string(char **words, size_t i)
+{
+    static const char *const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"};
+    if (i < 2 || strcmp(words[i - 1], "-c") != 0)
+        return 0;
+    const char *base = strrchr(words[i - 2], '/');
+    base = base ? base + 1 : words[i - 2];
+    for (size_t k = 0; k < sizeof shells / sizeof *shells; k++)
+        if (!strcmp(base, shells[k]))
+            return 1;
+    return 0;
+}
+
+/* Every {name} (or {name:sh}) in the words of LINE names a variable, or
+ * "repeat".  A plain {name} inside a shell's -c string is warned of: its
+ * value goes into the shell's code as it is. */
 static int check_braces(struct parser *ps, char **words, size_t n, int line, const char *key)
 {
     for (size_t i = 0; i < n; i++) {
@@ -534,16 +561,42 @@ static int check_braces(struct parser *ps, char **words, size_t n, int line, con
                 ps->line = line;
                 return perr(ps, "%s: a { without its }", key);
             }
-            memcpy(name, s + 1, (size_t)(end - s - 1));
-            name[end - s - 1] = '\0';
+            int sh = brace_name(s + 1, (size_t)(end - s - 1), name, sizeof name);
             if (strcmp(name, "repeat") && !find_var(ps->p, name)) {
                 ps->line = line;
                 return perr(ps, "%s: {%s} is not a variable of the plan", key, name);
             }
+            if (!sh && strcmp(name, "repeat") && shell_string(words, i))
+                fprintf(stderr, "tb-series: warning: %s:%d: %s: {%s} inside a shell's -c string "
+                        "goes into its code as it is; {%s:sh} quotes it\n", ps->p->path, line,
+                        key, name, name);
             s = end + 1;
         }
     }
     return 0;
+}
+
+/* VALUE quoted for sh: in '...', each ' as '\''; malloc'd, or NULL. */
+static char *sh_quote(const char *value)
+{
+    size_t n = 2;
+    for (const char *c = value; *c; c++)
+        n += *c == '\'' ? 4 : 1;
+    char *q = malloc(n + 1), *o = q;
+    if (!q)
+        return NULL;
+    *o++ = '\'';
+    for (const char *c = value; *c; c++) {
+        if (*c == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return q;
 }
 
 /* --- the runs ------------------------------------------------------------------ */
@@ -566,7 +619,7 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 char *plan_substitute(const struct plan *p, const struct plan_run *r, const char *word)
 {
     size_t cap = strlen(word) + 64, len = 0;
-    char *out = malloc(cap);
+    char *out = malloc(cap), *quoted = NULL;
     if (!out)
         return NULL;
     for (const char *s = word; *s; ) {
@@ -579,12 +632,17 @@ char *plan_substitute(const struct plan *p, const struct plan_run *r, const char
             s += 2;
         } else if (s[0] == '{' && (end = strchr(s, '}'))) {
             char name[128];
-            size_t n = (size_t)(end - s - 1);
-            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), s + 1);
+            int sh = brace_name(s + 1, (size_t)(end - s - 1), name, sizeof name);
             const char *value = plan_value(p, r, name);
             if (!value && !strcmp(name, "repeat")) {
                 snprintf(num, sizeof num, "%d", r->repeat);
                 value = num;
+            }
+            free(quoted);
+            quoted = NULL;
+            if (value && sh && !(value = quoted = sh_quote(value))) {
+                free(out);
+                return NULL;
             }
             if (value) {
                 add = value;
@@ -601,6 +659,7 @@ char *plan_substitute(const struct plan *p, const struct plan_run *r, const char
             char *more = realloc(out, cap);
             if (!more) {
                 free(out);
+                free(quoted);
                 return NULL;
             }
             out = more;
@@ -608,6 +667,7 @@ char *plan_substitute(const struct plan *p, const struct plan_run *r, const char
         memcpy(out + len, add, addlen);
         len += addlen;
     }
+    free(quoted);
     out[len] = '\0';
     return out;
 }

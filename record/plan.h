@@ -73,8 +73,9 @@ void plan_free(struct plan *p);
 /* The value of variable NAME in run R, or NULL when there is none. */
 const char *plan_value(const struct plan *p, const struct plan_run *r, const char *name);
 
-/* WORD with every {name} of R's variables (and {repeat}) substituted;
- * malloc'd, or NULL when memory runs out. */
+/* WORD with every {name} of R's variables (and {repeat}) substituted,
+ * {name:sh} by the value quoted for sh ('...'); malloc'd, or NULL when
+ * memory runs out. */
 char *plan_substitute(const struct plan *p, const struct plan_run *r, const char *word);
 
 /* Split LINE into shell-like words ('...', "...", \, and # starting a

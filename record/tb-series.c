@@ -585,6 +585,33 @@ static int check_saved(struct journal *j, struct cpufreq *cf)
     return 0;
 }
 
+/* Open the plan's CPUs' cpufreq into CF and check every value of freq
+ * against what they offer.  0; SERIES_EXIT_USAGE when a CPU does not offer
+ * one (said, naming the plan's line); SERIES_EXIT_SYSTEM when the CPUs have
+ * no cpufreq here (said unless a dry run, which is then not checked). */
+static int check_frequencies(const struct plan *p, const struct settings *s, struct cpufreq *cf)
+{
+    char err[1024];
+    if (cpufreq_open(cf, s->sysfs_root, p->cpus, err, sizeof err) < 0) {
+        if (!s->dry_run)
+            fprintf(stderr, "tb-series: %s\n", err);
+        else
+            fprintf(stderr, "tb-series: note: the frequencies are not checked: %s\n", err);
+        return SERIES_EXIT_SYSTEM;
+    }
+    const struct plan_var *fv = NULL;
+    for (size_t v = 0; v < p->nvars; v++)
+        if (!strcmp(p->vars[v].name, "freq"))
+            fv = &p->vars[v];
+    for (size_t k = 0; fv && k < fv->nvalues; k++)
+        if (cpufreq_check(cf, plan_parse_frequency(fv->values[k]), err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: %s:%d: freq %s: %s\n", p->path, fv->line, fv->values[k],
+                    err);
+            return SERIES_EXIT_USAGE;
+        }
+    return 0;
+}
+
 struct tally {
     size_t done, before, failed;
     char first_failed[1024];   /* the first run whose benchmark failed */
@@ -728,28 +755,18 @@ int main(int argc, char **argv)
         fputs("tb-series: out of memory\n", stderr);
         goto out;
     }
+    /* everything that can be checked, before the first run (and in a dry
+     * run, where the CPUs are there to check against) */
+    if (has_freq) {
+        int fc = check_frequencies(&p, &s, &cf);
+        if (fc != 0 && !(s.dry_run && fc == SERIES_EXIT_SYSTEM)) {
+            rc = fc;
+            goto out;
+        }
+    }
     if (s.dry_run) {
         rc = dry_run(&p, dir);
         goto out;
-    }
-
-    /* everything that can be checked, before the first run */
-    if (has_freq) {
-        if (cpufreq_open(&cf, s.sysfs_root, p.cpus, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-series: %s\n", err);
-            goto out;
-        }
-        const struct plan_var *fv = NULL;
-        for (size_t v = 0; v < p.nvars; v++)
-            if (!strcmp(p.vars[v].name, "freq"))
-                fv = &p.vars[v];
-        for (size_t k = 0; k < fv->nvalues; k++)
-            if (cpufreq_check(&cf, plan_parse_frequency(fv->values[k]), err, sizeof err) < 0) {
-                fprintf(stderr, "tb-series: %s:%d: freq %s: %s\n", p.path, fv->line,
-                        fv->values[k], err);
-                rc = SERIES_EXIT_USAGE;
-                goto out;
-            }
     }
     {
         /* a cool-down to a temperature or rate needs its sensor; otherwise
