@@ -113,6 +113,20 @@ static const char usage_text[] =
 /* Set before the options are parsed: thermobench's exit statuses. */
 static int compat_statuses;
 
+/* S as it can be shown: each control character as \xHH, cut to fit BUF. */
+static const char *printable(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 5 < cap; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", (unsigned char)*s);
+        else
+            buf[n++] = *s;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 static int usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "tb-record: %s%s\n", what, arg ? arg : "");
@@ -580,12 +594,23 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                                    "than FRAME, FRAME at least 1 ms), not ", optarg);
             break;
         case OPT_META: {
+            char why[256];
             const char *eq = strchr(optarg, '=');
             size_t klen = eq ? (size_t)(eq - optarg) : 0;
             if (!eq || klen == 0 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
-                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen ||
-                strchr(optarg, '\n'))
-                return usage_error("--meta wants KEY=VALUE with a key of letters, digits and _.-, not ", optarg);
+                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
+                return usage_error("--meta wants KEY=VALUE with a key of letters, digits and _.-, not ",
+                                   printable(optarg, why, sizeof why));
+            /* a "# KEY: VALUE" line holds text: a newline would end it, a CR
+             * or an escape would rewrite a terminal that shows the file */
+            for (const char *c = eq + 1; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+                    char what[128];
+                    snprintf(what, sizeof what, "--meta %.*s: the value has a control character "
+                             "(\\x%02x at byte %zu); metadata holds text, not ", (int)klen, optarg,
+                             (unsigned char)*c, (size_t)(c - eq - 1) + 1);
+                    return usage_error(what, printable(eq + 1, why, sizeof why));
+                }
             if (strncmp(optarg, "period_ms=", 10) == 0)
                 return usage_error("--meta period_ms: the period is the one recorded at (-p), not ", optarg);
             if (push_string(&s->metas, &s->nmetas, optarg) < 0)
