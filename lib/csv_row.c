@@ -105,6 +105,29 @@ int csv_file_header(struct csv_file *f, const char *const *names, int n, int *wh
     return 0;
 }
 
+int csv_file_known_fields(struct csv_file *f, const char *const *names, int n)
+{
+    for (size_t c = 0; c < f->row.n; c++) {
+        int known = 0;
+        for (int k = 0; k < n && !known; k++)
+            known = strcmp(f->row.cells[c], names[k]) == 0;
+        if (!known) {
+            csv_file_fail(f, "unknown field '%.60s'", f->row.cells[c]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int csv_file_in_range(struct csv_file *f, double x, double lo, double hi, const char *name,
+                      const char *unit)
+{
+    if (isnan(x) || (x >= lo && x <= hi))
+        return 0;
+    csv_file_fail(f, "%s %g is not a possible %s (%g to %g)", name, x, unit, lo, hi);
+    return -1;
+}
+
 double csv_file_number(struct csv_file *f, int where, const char *name, int required)
 {
     const char *s = csv_row_cell(&f->row, where);

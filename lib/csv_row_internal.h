@@ -58,6 +58,16 @@ void csv_file_fail(struct csv_file *f, const char *fmt, ...) __attribute__((form
 int csv_file_header(struct csv_file *f, const char *const *names, int n, int *where,
                     const int *required, size_t nreq, const char *kind);
 
+/* Fail unless every cell of the header row is one of the N NAMES (a file
+ * tbkit writes: a field it does not know is a slip, not to be ignored).
+ * 0, or -1 failed with "unknown field 'X'". */
+int csv_file_known_fields(struct csv_file *f, const char *const *names, int n);
+
+/* Fail unless X (NaN: not given) lies from LO to HI: "NAME X is not a
+ * possible UNIT (LO to HI)".  0, or -1. */
+int csv_file_in_range(struct csv_file *f, double x, double lo, double hi, const char *name,
+                      const char *unit);
+
 /* The cell of field FIELD (at WHERE, -1 when absent) as a number: NaN
  * when absent, or empty and not REQUIRED; fails with "NAME is not a
  * number" otherwise. */

@@ -58,7 +58,7 @@ int tb_ident_model_write(FILE *f, const tb_ident_model *m)
 struct entry {
     size_t line;   /* in the file, for messages */
     size_t sensor, input, mode;
-    double tau[3], gain[3], steady[2], rest, above, rmse, averaged;
+    double tau[3], gain[3], steady_value, steady[2], rest, above, rmse, averaged;
 };
 
 struct reader {
@@ -96,13 +96,41 @@ static size_t name_index(struct reader *r, int k, const char *name)
     return r->nnames[k]++;
 }
 
+/* The bounds of the physically possible for a model's numbers: a board's
+ * modes from a millisecond to a month, gains up to 10,000 K/W (a milliwatt
+ * heating a sensor by 10 K), temperatures from absolute zero to 1000 °C.
+ * Past them a number is a slip or an attack, and would give a peak of 300
+ * digits or inf cells downstream. */
+#define MODEL_TAU_MIN 1e-3
+#define MODEL_TAU_MAX 3e6
+#define MODEL_GAIN_MAX 1e4
+#define MODEL_TEMP_MAX 1000.0
+
+/* Whether E's numbers are possible; fails F (naming the field) when not. */
+static int entry_possible(struct csv_file *f, const struct entry *e)
+{
+    int ok = 1;
+    for (int k = 0; k < 3 && ok; k++)
+        ok = csv_file_in_range(f, e->tau[k], MODEL_TAU_MIN, MODEL_TAU_MAX, field_names[F_TAU + k],
+                               "time constant in s") == 0 &&
+             csv_file_in_range(f, e->gain[k], -MODEL_GAIN_MAX, MODEL_GAIN_MAX,
+                               field_names[F_GAIN + k], "gain in K/W") == 0;
+    for (int k = 0; k < 2 && ok; k++)
+        ok = csv_file_in_range(f, e->steady[k], -TB_IDENT_MAX_MODES * MODEL_GAIN_MAX,
+                               TB_IDENT_MAX_MODES * MODEL_GAIN_MAX, field_names[F_STEADY_LO + k],
+                               "gain in K/W") == 0;
+    return ok && csv_file_in_range(f, e->rest, -273.15, MODEL_TEMP_MAX, "rest_C", "temperature in °C") == 0 &&
+           csv_file_in_range(f, e->rmse, 0, MODEL_TEMP_MAX, "rmse_C", "error in °C") == 0;
+}
+
 static void on_row(struct csv_file *f, void *ctx)
 {
     struct reader *r = ctx;
     if (!r->header_done) {
         static const int required[] = {F_SENSOR, F_INPUT, F_MODE, F_TAU, F_GAIN};
         if (csv_file_header(f, field_names, F_COUNT, r->where, required,
-                            sizeof required / sizeof *required, "model") == 0)
+                            sizeof required / sizeof *required, "model") == 0 &&
+            csv_file_known_fields(f, field_names, F_COUNT) == 0)
             r->header_done = 1;
         return;
     }
@@ -130,13 +158,14 @@ static void on_row(struct csv_file *f, void *ctx)
         e->tau[k] = number(f, r, F_TAU + k, k == 0);
         e->gain[k] = number(f, r, F_GAIN + k, k == 0);
     }
+    e->steady_value = number(f, r, F_STEADY, 0);
     e->steady[0] = number(f, r, F_STEADY_LO, 0);
     e->steady[1] = number(f, r, F_STEADY_HI, 0);
     e->rest = number(f, r, F_REST, 0);
     e->above = number(f, r, F_ABOVE, 0);
     e->rmse = number(f, r, F_RMSE, 0);
     e->averaged = number(f, r, F_AVERAGED, 0);
-    if (f->failed)
+    if (f->failed || !entry_possible(f, e))
         return;
     if (!(isnan(e->above) || e->above == 0 || e->above == 1))
         csv_file_fail(f, "above_ambient %s is not 0 or 1", cell(f, r, F_ABOVE));
@@ -257,6 +286,18 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
                 s += m->gain[(i * nu + u) * nm + j].value;
             m->steady[i * nu + u].value = s;
         }
+    /* steady_K_per_W, where given, is the sum of the gains it is written
+     * beside (the writer's): another number is an edit that says otherwise */
+    for (size_t k = 0; k < r->n; k++) {
+        const struct entry *e = &r->e[k];
+        double s = m->steady[e->sensor * nu + e->input].value;
+        if (!isnan(e->steady_value) && fabs(e->steady_value - s) > 1e-6 * fmax(1, fabs(s))) {
+            snprintf(f->err, f->errlen, "%s:%zu: steady_K_per_W %g is not the sum of the gains of "
+                     "sensor %s, input %s (%g)", f->name, e->line, e->steady_value,
+                     m->sensors[e->sensor], m->inputs[e->input], s);
+            goto out;
+        }
+    }
     rc = 0;
 out:
     free(seen);

@@ -82,7 +82,8 @@ static void on_row(struct csv_file *f, void *ctx)
     if (!r->header_done) {
         static const int required[] = {N_COLUMN, N_STAGE, N_R, N_C};
         if (csv_file_header(f, field_names, N_COUNT, r->where, required,
-                            sizeof required / sizeof *required, "network") == 0)
+                            sizeof required / sizeof *required, "network") == 0 &&
+            csv_file_known_fields(f, field_names, N_COUNT) == 0)
             r->header_done = 1;
         return;
     }
@@ -105,6 +106,14 @@ static void on_row(struct csv_file *f, void *ctx)
         csv_file_fail(f, "a stage's R and C must be positive (a network that is not passive)");
         return;
     }
+    /* the physically possible, as for a model's gains and modes: R up to
+     * 10,000 K/W, τ = RC from a millisecond to a month, steps up to 10 kW */
+    double step = number(f, r, N_STEP, 0), idle = number(f, r, N_IDLE, 0);
+    if (f->failed || csv_file_in_range(f, R, 1e-9, 1e4, "R_K_per_W", "thermal resistance in K/W") < 0 ||
+        csv_file_in_range(f, R * C, 1e-3, 3e6, "R*C", "time constant in s") < 0 ||
+        csv_file_in_range(f, step, -1e4, 1e4, field_names[N_STEP], "power in W") < 0 ||
+        csv_file_in_range(f, idle, -1e4, 1e4, field_names[N_IDLE], "power in W") < 0)
+        return;
     net->r[net->n] = R;
     net->c[net->n] = C;
     net->n++;
