@@ -76,6 +76,8 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     json_field(f, "power_departure", th->power.departure);
     json_field(f, "T_start", th->t_start);
     json_field(f, "start_drift", th->start_drift);
+    json_field(f, "start_drift_lo", th->start_drift_lo);
+    json_field(f, "start_drift_hi", th->start_drift_hi);
     fputs(",\n   \"R_th\": ", f);
     tb_json_estimate(f, &th->r_th);
     fputs(", \"R_ja\": ", f);
@@ -402,7 +404,7 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
         fprintf(f, " K/W   (Σ Rᵢ, each read for a load of %.0f s before the cooling)\n",
                 th->power.held);
     else
-        fprintf(f, " K/W   (T∞ less T(0) = %.2f °C%s, over the step)\n", th->t_start, unit);
+        fprintf(f, " K/W   ((T∞ − T(0)) over the step; T(0) %.2f °C%s)\n", th->t_start, unit);
     if (isfinite(th->r_ja.value)) {
         fputs("  R_ja ", f);
         text_quantity(f, &th->r_ja);
@@ -459,9 +461,11 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
         if (th->flags & TB_THERMAL_NOT_PASSIVE)
             fputs("  a term rises the wrong way: no passive network has it (try a lower --order)\n", f);
         if (th->flags & TB_THERMAL_NOT_AT_REST)
-            fprintf(f, "  the temperature was still moving when the load started (%+.2f °C over "
-                    "the slowest τ): the network assumes a board at rest; a longer idle part "
-                    "(or cool-down) before the load fixes it\n", th->start_drift);
+            fprintf(f, "  the %s was still moving when the load started (%+.2f [%+.2f, %+.2f] °C "
+                    "over the slowest τ): the network assumes a board at rest; a longer idle part "
+                    "(or cool-down) before the load fixes it\n",
+                    r->ambient ? "rise over the ambient" : "temperature", th->start_drift,
+                    th->start_drift_lo, th->start_drift_hi);
     }
 }
 

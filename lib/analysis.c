@@ -24,6 +24,7 @@ struct column {
     double *t, *y;
     tb_run_length rl;
     const tb_column *power;      /* the run's power column, or NULL */
+    const tb_column *ambient;    /* the ambient column subtracted, or NULL */
     tb_thermal thermal;
     tb_sustainable sustainable;
     tb_spectrum spectrum;
@@ -359,6 +360,7 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
             col->t = t;
             col->y = y;
             col->power = power;
+            col->ambient = amb;
             col->pub = (tb_analysed_column){
                 .run = run, .source = file, .index = idx[k], .column = c,
                 .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
@@ -642,10 +644,13 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
         /* A cooling curve rests on the heating before it starting from
          * rest (its stages are read for how long the load lasted). */
         if (load == p) {
-            tb_thermal_check_start(p->fit, p->series, p->column, -INFINITY, p->t[0], &c->thermal);
+            tb_thermal_check_start(p->fit, p->series, p->column, c->ambient, -INFINITY, p->t[0],
+                                   &c->thermal);
         } else {
             c->thermal.flags |= (c - 1)->thermal.flags & TB_THERMAL_NOT_AT_REST;
             c->thermal.start_drift = (c - 1)->thermal.start_drift;
+            c->thermal.start_drift_lo = (c - 1)->thermal.start_drift_lo;
+            c->thermal.start_drift_hi = (c - 1)->thermal.start_drift_hi;
         }
         if (load != p)
             continue;   /* the sustainable power is the heating part's */

@@ -621,6 +621,8 @@ typedef struct tb_thermal {
                                            slope before the load
                                            (tb_thermal_check_start()); NaN
                                            when not checked */
+    double start_drift_lo, start_drift_hi;  /* its interval, at the fit's
+                                           level */
     unsigned flags;                     /* enum tb_thermal_flag */
 } tb_thermal;
 
@@ -640,18 +642,22 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
 
 /*
  * Whether the board was at rest when the load started (or, for a cooling
- * curve, ended) at time START: the slope of column TEMP over the second
- * half of its points from FROM (-∞: its first) to START (at least 10),
- * times the slowest τ of series I of TH's fit, is how far
- * the temperature was still heading; over 5 % of the step's rise, or
- * (when the slope shows it, over twice its error) half of R_th's interval
- * times ΔP, TH is flagged TB_THERMAL_NOT_AT_REST, as its kᵢ then mix the
- * load's response with the way the board was going.  TH->start_drift gets
- * it.  0, or -1 when there are too few points before START to tell
- * (nothing changed).
+ * curve, ended) at time START: the slope of column TEMP (less AMBIENT,
+ * interpolated, when not NULL: the rise over the room, which is what the
+ * network describes) over the second half of its points from FROM (-∞:
+ * its first) to START (at least 10), times the slowest τ of series I of
+ * TH's fit, is how far it was still heading.  The slope's error allows
+ * for correlated noise (its white-noise error times √((1+ρ)/(1−ρ)), ρ the
+ * residuals' lag-1 autocorrelation).  When the slope shows a drift (over
+ * three times that error) of over 5 % of the step's rise or half of R_th's
+ * interval times ΔP, TH is flagged TB_THERMAL_NOT_AT_REST, as its kᵢ then
+ * mix the load's response with the way the board was going.
+ * TH->start_drift gets it, with its interval at the fit's level.  0, or
+ * -1 when there are too few points before START to tell (nothing
+ * changed).
  */
-int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double from,
-                           double start, tb_thermal *th);
+int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp,
+                           const tb_column *ambient, double from, double start, tb_thermal *th);
 
 /* The short name of one flag ("not_passive"), or NULL. */
 const char *tb_thermal_flag_name(unsigned flag);

@@ -13,6 +13,7 @@
  */
 #include <config.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -228,7 +229,7 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
 
     th->power = *ps;
     th->n = n;
-    th->start_drift = NAN;
+    th->start_drift = th->start_drift_lo = th->start_drift_hi = NAN;
     th->flags = ps->not_step ? TB_THERMAL_NOT_STEP : 0;
     th->t_start = fs->t_inf.value;
     for (size_t j = 0; j < n; j++)
@@ -263,33 +264,62 @@ int tb_thermal_from_fit(const tb_fit *fit, size_t i, const tb_power_step *ps, in
     return 0;
 }
 
-int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp, double from,
-                           double start, tb_thermal *th)
+/* The lag-1 autocorrelation of the N residuals of Y from the line C0 +
+ * C1·t, clipped to [0, 0.99] (negative correlation narrows no error). */
+static double residual_rho(const double *t, const double *y, size_t n, double c0, double c1)
 {
-    size_t first = 0, before;
-    while (first < temp->n && temp->t[first] < from)
-        first++;
-    for (before = first; before < temp->n && temp->t[before] < start;)
-        before++;
-    size_t mid = first + (before - first) / 2, m = before - mid;
-    if (m < 10)
+    double num = 0, den = 0, prev = NAN;
+    for (size_t k = 0; k < n; k++) {
+        double e = y[k] - (c0 + c1 * t[k]);
+        if (k > 0)
+            num += e * prev;
+        den += e * e;
+        prev = e;
+    }
+    double rho = den > 0 ? num / den : 0;
+    return rho < 0 ? 0 : rho > 0.99 ? 0.99 : rho;
+}
+
+int tb_thermal_check_start(const tb_fit *fit, size_t i, const tb_column *temp,
+                           const tb_column *ambient, double from, double start, tb_thermal *th)
+{
+    double *t, *y;
+    size_t n;
+    char err[TB_ERRMAX];
+    if (tb_series_extract(temp, from, start, ambient, &t, &y, &n, err, sizeof err) < 0)
         return -1;
+    /* the points before the load only (the window ends at START itself) */
+    while (n > 0 && t[n - 1] >= start)
+        n--;
+    size_t mid = n / 2, m = n - mid;
     double c0, c1, cov00, cov01, cov11, sumsq;
-    if (gsl_fit_linear(temp->t + mid, 1, temp->v + mid, 1, m, &c0, &c1, &cov00, &cov01, &cov11,
-                       &sumsq) != 0)
-        return -1;
+    int rc = -1;
+    if (m < 10 || gsl_fit_linear(t + mid, 1, y + mid, 1, m, &c0, &c1, &cov00, &cov01, &cov11,
+                                 &sumsq) != 0)
+        goto out;
+    double rho = residual_rho(t + mid, y + mid, m, c0, c1);
     double slowest = fit->tau[fit->order - 1].value;
     double rise = th->r_th.value * th->power.step, drift = c1 * slowest;
+    double se = sqrt(cov11 * (1 + rho) / (1 - rho)) * slowest;
+    double q = gsl_cdf_tdist_Pinv(0.5 + fit->level / 2, (double)(m - 2));
     /* what it could move R_th by, against R_th's own interval: a drift
-     * the slope shows (over twice its white-noise error) that is half the
-     * interval or more is one the user must hear of */
-    double se = sqrt(cov11) * slowest, half = (th->r_th.hi - th->r_th.lo) / 2 * fabs(th->power.step);
+     * the slope shows beyond doubt (three times its error: the error of a
+     * short stretch's slope is itself uncertain under correlated noise)
+     * that is 5 % of the rise, or half the interval, is one the user must
+     * hear of */
+    double half = (th->r_th.hi - th->r_th.lo) / 2 * fabs(th->power.step);
     th->start_drift = drift;
+    th->start_drift_lo = drift - q * se;
+    th->start_drift_hi = drift + q * se;
     (void)i;
-    if (fabs(drift) > 0.05 * fabs(rise) ||
-        (fabs(drift) > 2 * se && isfinite(half) && fabs(drift) > 0.5 * half))
+    if (fabs(drift) > 3 * se &&
+        (fabs(drift) > 0.05 * fabs(rise) || (isfinite(half) && fabs(drift) > 0.5 * half)))
         th->flags |= TB_THERMAL_NOT_AT_REST;
-    return 0;
+    rc = 0;
+out:
+    free(t);
+    free(y);
+    return rc;
 }
 
 const char *tb_thermal_flag_name(unsigned flag)
