@@ -48,6 +48,9 @@ static const char usage_text[] =
     "      --util-name=NAME  write the level as NAME=<PCT> (default util): a\n"
     "                        column of its own for each of several tb-load\n"
     "                        (one per cluster, each an input to tb-ident)\n"
+    "      --realtime[=PRIO] the workers under SCHED_FIFO at PRIO (default 10):\n"
+    "                        each on window ends on its deadline whatever else\n"
+    "                        runs (needs root, CAP_SYS_NICE or an rtprio limit)\n"
     "\n"
     "Output:\n"
     "  -r, --report=MS       counters every MS milliseconds (default 1000)\n"
@@ -272,7 +275,7 @@ static int choose_cpus(struct load_settings *s, const char *list, const char *ma
 
 int load_parse_arguments(int argc, char **argv, struct load_settings *s)
 {
-    enum { OPT_PROFILE = 256, OPT_PRBS, OPT_SEED, OPT_SYSFS_ROOT, OPT_UTIL_NAME };
+    enum { OPT_PROFILE = 256, OPT_PRBS, OPT_SEED, OPT_SYSFS_ROOT, OPT_UTIL_NAME, OPT_REALTIME };
     static const struct option options[] = {
         {"kernel", required_argument, NULL, 'k'},
         {"list", no_argument, NULL, 'l'},
@@ -288,6 +291,7 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
         {"util-name", required_argument, NULL, OPT_UTIL_NAME},
         {"report", required_argument, NULL, 'r'},
         {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
+        {"realtime", optional_argument, NULL, OPT_REALTIME},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -355,6 +359,15 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
                 return usage_error("--report wants milliseconds, at least 1, not '%s'", optarg);
             break;
         case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;
+        case OPT_REALTIME: {
+            char *end;
+            long prio = optarg ? strtol(optarg, &end, 10) : 10;
+            if (optarg && (end == optarg || *end || prio < 1 || prio > 99))
+                return usage_error("--realtime wants a SCHED_FIFO priority from 1 to 99, not '%s'",
+                                   optarg);
+            s->realtime = (int)prio;
+            break;
+        }
         case 'v': s->verbose = 1; break;
         case 'h':
             fputs(usage_text, stdout);

@@ -31,6 +31,7 @@ struct load_settings {
     double report_ms;         /* counters every so often */
     size_t size;              /* bytes of a memory kernel's buffer */
     const char *sysfs_root;
+    int realtime;             /* the workers' SCHED_FIFO priority; 0: none */
     int verbose;
     int list;
 };

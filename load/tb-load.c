@@ -181,6 +181,7 @@ int main(int argc, char **argv)
     run.size = s.size;
     run.seed = s.seed;
     run.measure = s.verbose;
+    run.realtime = s.realtime;
     if (!w || load_run_init(&run) < 0) {
         fprintf(stderr, "tb-load: out of memory\n");
         free(w);

@@ -151,6 +151,12 @@ static void *worker_main(void *arg)
     if (sched_setaffinity(0, sizeof set, &set) < 0) {
         w->failed = "cannot pin a thread to it";
         w->error = errno;
+    } else if (r->realtime > 0 &&
+               (w->error = pthread_setschedparam(pthread_self(), SCHED_FIFO,
+                                                 &(struct sched_param){.sched_priority =
+                                                                           r->realtime})) != 0) {
+        w->failed = "cannot run it under SCHED_FIFO (--realtime needs root, CAP_SYS_NICE or an "
+                    "rtprio limit)";
     } else if (kernel_ctx_init(&w->ctx, r->kernel, r->size, r->seed + w->index) < 0) {
         w->failed = "no memory for the kernel's buffer";
         w->error = ENOMEM;

@@ -30,6 +30,7 @@ struct load_run {
     int go;                      /* start is set (or the stop) */
     atomic_int stop;
     int measure;                 /* keep switching latencies (-v) */
+    int realtime;                /* SCHED_FIFO priority of the workers; 0: none */
 };
 
 #define LATENCY_SAMPLES 16384
