@@ -536,6 +536,12 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
                 if (m->lack_of_fit[i])
                     printf("%s%s", n++ ? ", " : "; in ", m->sensors[i]);
             putchar('\n');
+            /* a sensor that lags the model, by how much */
+            for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
+                if (m->lack_of_fit[i] && m->lag[i].lo > 0)
+                    printf("    %s lags the model by %.2f [%.2f, %.2f] s: a slow or filtered "
+                           "sensor (or a delay the model has not)?\n", m->sensors[i],
+                           m->lag[i].value, m->lag[i].lo, m->lag[i].hi);
         }
     }
     if (nc) {
@@ -697,6 +703,11 @@ static int print_json(const tb_ident_model *m, const struct check *c, size_t nc,
             printf("%s\"%s\"", first ? "" : ", ", tb_ident_flag_name(f));
             first = 0;
         }
+    printf("],\n  \"lag_s\": [");
+    for (size_t i = 0; i < ns; i++) {
+        printf("%s", i ? ", " : "");
+        tb_json_estimate(stdout, &m->lag[i]);
+    }
     printf("],\n  \"lack_of_fit\": [");
     for (size_t i = 0; i < ns; i++)
         printf("%s%s", i ? ", " : "", m->lack_of_fit[i] ? "true" : "false");

@@ -1243,6 +1243,10 @@ typedef struct tb_ident_model {
     double *rmse;          /* per sensor, °C, over the runs fitted (NaN:
                               not known) */
     int *lack_of_fit;      /* per sensor: its residuals have structure */
+    tb_estimate *lag;      /* per sensor, s: how far it lags the model's
+                              prediction (its residuals against the
+                              prediction's slope; a slow or filtered
+                              sensor), at the model's level; NaN unknown */
     size_t nruns, npoints; /* runs, and sensor values fitted */
     double duration;       /* of the longest run, s */
     double level;
