@@ -195,7 +195,8 @@ static size_t list_dir(const struct record_settings *s, const char *dir,
         n++;
     }
     closedir(d);
-    qsort(*names, n, sizeof **names, natural_compare);
+    if (n > 1)   /* qsort of no array at all is undefined */
+        qsort(*names, n, sizeof **names, natural_compare);
     return n;
 }
 
