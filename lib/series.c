@@ -153,21 +153,6 @@ int tb_is_work_counter(const char *name)
     return n >= suffix && strcmp(name + n - suffix, "_work_done") == 0;
 }
 
-double tb_work_rate(const tb_column *work, double from, double to)
-{
-    size_t first = 0, last = work->n;
-    while (first < work->n && work->t[first] < from)
-        first++;
-    while (last > first && work->t[last - 1] > to)
-        last--;
-    if (last - first < 2 || work->t[last - 1] <= work->t[first])
-        return NAN;
-    /* the count's change over the time: a counter sums its increments, and
-     * their noise with them, so a line fitted to it would weigh its middle
-     * and know the rate less well (6/5 the variance) */
-    return (work->v[last - 1] - work->v[first]) / (work->t[last - 1] - work->t[first]);
-}
-
 /* The points of C from FROM to TO: [*FIRST, *LAST). */
 static void window_points(const tb_column *c, double from, double to, size_t *first, size_t *last)
 {
@@ -177,6 +162,18 @@ static void window_points(const tb_column *c, double from, double to, size_t *fi
         (*first)++;
     while (*last > *first && c->t[*last - 1] > to)
         (*last)--;
+}
+
+double tb_work_rate(const tb_column *work, double from, double to)
+{
+    size_t first, last;
+    window_points(work, from, to, &first, &last);
+    if (last - first < 2 || work->t[last - 1] <= work->t[first])
+        return NAN;
+    /* the count's change over the time: a counter sums its increments, and
+     * their noise with them, so a line fitted to it would weigh its middle
+     * and know the rate less well (6/5 the variance) */
+    return (work->v[last - 1] - work->v[first]) / (work->t[last - 1] - work->t[first]);
 }
 
 /* The work rate of each of WORK_BATCHES equal stretches of time from A to
@@ -256,11 +253,8 @@ int tb_throttle_check(const tb_run *run, double from, double to,
         int is_freq = strcmp(c->unit, "Hz") == 0, is_power = strcmp(c->unit, "W") == 0;
         if (!is_freq && !is_power)
             continue;
-        size_t first = 0, last = c->n;
-        while (first < c->n && c->t[first] < from)
-            first++;
-        while (last > first && c->t[last - 1] > to)
-            last--;
+        size_t first, last;
+        window_points(c, from, to, &first, &last);
         if (last - first < 6)
             continue;
         double t_ref = c->t[first] + (c->t[last - 1] - c->t[first]) / 10;
