@@ -74,6 +74,7 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     json_field(f, "load_W", th->power.load);
     json_field(f, "idle_W", th->power.idle);
     json_field(f, "power_departure", th->power.departure);
+    json_field(f, "power_shape_R_th", th->power.shape_r_th);
     json_field(f, "T_start", th->t_start);
     json_field(f, "start_drift", th->start_drift);
     json_field(f, "start_drift_lo", th->start_drift_lo);
@@ -387,8 +388,38 @@ static void text_power_step(FILE *f, const tb_fit_report *r, const tb_thermal *t
     fputc('\n', f);
 }
 
+/* The names of TH's stages: the fit's terms' when it has as many (the
+ * network of a step response may have fewer: a departure of the power
+ * needed a term of the run's fit), else by each stage's τ = RC. */
+static const char *const *stage_labels(const tb_fit_report *r, const tb_thermal *th,
+                                       const char *labels[TB_FIT_MAX_ORDER])
+{
+    if ((int)th->n == r->c->fit->order)
+        return r->labels;
+    for (size_t j = 0; j < TB_FIT_MAX_ORDER; j++) {
+        double tau = j < th->n ? th->foster_r[j].value * th->foster_c[j].value : NAN;
+        labels[j] = !(th->foster_r[j].lo > 0) ? NULL
+                    : tau < TB_TERM_HEAT_SINK_MAX ? "heat sink"
+                    : tau <= TB_TERM_BOARD_MAX   ? "board"
+                                                 : "testbed";
+    }
+    return labels;
+}
+
+/* How far the power's departure from a clean step moved R_th, when it
+ * moved it by a quarter of its interval or more. */
+static void text_power_shape(FILE *f, const tb_thermal *th)
+{
+    double half = (th->r_th.hi - th->r_th.lo) / 2;
+    if (th->power.shape_r_th != 0 && !(fabs(th->power.shape_r_th) < 0.25 * half))
+        fprintf(f, "  (from the step response: the power's departure from a clean step "
+                "moved R_th by %+.3g K/W)\n",
+                th->power.shape_r_th);
+}
+
 static void text_thermal(FILE *f, const tb_fit_report *r)
 {
+    const char *labels[TB_FIT_MAX_ORDER];
     const tb_analysed_column *c = r->c;
     const tb_thermal *th = c->thermal;
     const tb_sustainable *su = c->sustainable;
@@ -405,12 +436,14 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
                 th->power.held);
     else
         fprintf(f, " K/W   ((T∞ − T(0)) over the step; T(0) %.2f °C%s)\n", th->t_start, unit);
+    text_power_shape(f, th);
     if (isfinite(th->r_ja.value)) {
         fputs("  R_ja ", f);
         text_quantity(f, &th->r_ja);
         fputs(" K/W   (T∞ above ambient over the load's power)\n", f);
     }
-    text_stages(f, "Foster network (R K/W, C J/K)", th->foster_r, th->foster_c, th->n, r->labels);
+    text_stages(f, "Foster network (R K/W, C J/K)", th->foster_r, th->foster_c, th->n,
+                stage_labels(r, th, labels));
     if (isfinite(th->cauer_r[0].value))
         text_stages(f, "Cauer ladder from the heat source down (R K/W, C J/K)", th->cauer_r,
                     th->cauer_c, th->n, NULL);
@@ -457,7 +490,8 @@ static void text_thermal(FILE *f, const tb_fit_report *r)
                 tb_thermal_flags_text(th->flags, buf, sizeof buf));
         if (th->flags & TB_THERMAL_NOT_STEP)
             fprintf(f, "  the power departs by %.0f %% of the step during the load: the network "
-                    "assumes a step\n", 100 * th->power.departure);
+                    "is read from the response to it a linear network gives, which a power "
+                    "changed by throttling may not follow\n", 100 * th->power.departure);
         if (th->flags & TB_THERMAL_NOT_PASSIVE)
             fputs("  a term rises the wrong way: no passive network has it (try a lower --order)\n", f);
         if (th->flags & TB_THERMAL_NOT_AT_REST)

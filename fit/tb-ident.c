@@ -538,10 +538,19 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
             putchar('\n');
             /* a sensor that lags the model, by how much */
             for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
-                if (m->lack_of_fit[i] && m->lag[i].lo > 0)
+                /* beyond twice its interval's half-width: the lag test's
+                 * own four errors, not a lag any fit shows a little of */
+                if (m->lack_of_fit[i] && m->lag[i].lo > 0 &&
+                    m->lag[i].value > 2 * (m->lag[i].value - m->lag[i].lo))
                     printf("    %s lags the model by %.2f [%.2f, %.2f] s: a slow or filtered "
                            "sensor (or a delay the model has not)?\n", m->sensors[i],
                            m->lag[i].value, m->lag[i].lo, m->lag[i].hi);
+            for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
+                if (m->lack_of_fit[i] && fabs(m->curvature_t[i]) > 4)
+                    printf("    %s rises %s than linearly with its inputs (t = %.1f): a leakage "
+                           "power that grows with temperature, or a heat path that changes?\n",
+                           m->sensors[i], m->curvature_t[i] > 0 ? "faster" : "slower",
+                           m->curvature_t[i]);
         }
     }
     if (nc) {
@@ -707,6 +716,11 @@ static int print_json(const tb_ident_model *m, const struct check *c, size_t nc,
     for (size_t i = 0; i < ns; i++) {
         printf("%s", i ? ", " : "");
         tb_json_estimate(stdout, &m->lag[i]);
+    }
+    printf("],\n  \"curvature_t\": [");
+    for (size_t i = 0; i < ns; i++) {
+        printf("%s", i ? ", " : "");
+        tb_json_number(stdout, m->curvature_t[i]);
     }
     printf("],\n  \"lack_of_fit\": [");
     for (size_t i = 0; i < ns; i++)

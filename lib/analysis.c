@@ -28,6 +28,7 @@ struct column {
     tb_thermal thermal;
     tb_sustainable sustainable;
     tb_spectrum spectrum;
+    tb_fit step_fit;             /* of its step response (network_fit()) */
     const char *failed;          /* what failed of it ("fit"), to be said */
     char *error;
 };
@@ -601,6 +602,73 @@ static int column_spectrum(tb_analysis *a, struct column *c)
     return 0;
 }
 
+/* One pass of network_fit(): C->step_fit from the curve less what the
+ * power's departure from the step PS did through the modes of FROM's
+ * series I.  0, or -1 with a message in ERR. */
+static int step_response_pass(const tb_analysis_options *o, struct column *c, const tb_fit *from,
+                              size_t i, const tb_power_step *ps, double *y, int last, char *err,
+                              size_t errlen)
+{
+    const tb_analysed_column *p = &c->pub;
+    tb_fit_options opt = o->fit;
+    tb_series s = {p->t, y, p->n};
+    tb_fit next;
+
+    tb_power_departure_response(from, i, ps, c->power, p->t, p->n, y);
+    for (size_t m = 0; m < p->n; m++)
+        y[m] = p->y[m] - y[m];
+    /* its own order: a departure the run's fit needed a term for (a
+     * spike's, a droop's) is gone from it */
+    opt.order = p->fit->order;
+    if ((o->auto_order ? tb_fit_series_auto(&s, 1, &opt, &next, err, errlen)
+                       : tb_fit_series_run(&s, 1, &opt, &next, err, errlen)) < 0)
+        return -1;
+    if (last && !o->auto_order && tb_fit_check_order(&s, 1, &opt, &next) < 0) {
+        tb_fit_clear(&next);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    next.flags |= p->fit->flags & TB_FIT_THROTTLED;
+    tb_fit_clear(&c->step_fit);
+    c->step_fit = next;
+    return 0;
+}
+
+/* The fit column C's network is read from, its series into *SERIES.  With
+ * a power column and a fit of its own, that of the step response: the
+ * curve less what the power's departure from a clean step PS did through
+ * the modes of the fit before (three passes, each fitted again as the
+ * run's fit was: at its own order when the order is automatic, else at
+ * the run's, the last checked against the next order), as a network
+ * describes the response to a step.  PS->shape_r_th
+ * gets how far that moved R_th.  Else the run's own fit.  NULL when a
+ * pass fails, with a message in ERR. */
+static const tb_fit *network_fit(const tb_analysis_options *o, struct column *c,
+                                 tb_power_step *ps, size_t *series, char *err, size_t errlen)
+{
+    const tb_analysed_column *p = &c->pub;
+    *series = p->series;
+    if (!c->power || p->fit->nseries != 1 || !(ps->step > 0) || ps->held > 0)
+        return p->fit;
+    double *y = malloc(p->n * sizeof *y);
+    if (!y) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    const tb_fit *from = p->fit;
+    for (int pass = 0; pass < 3 && from; pass++)
+        from = step_response_pass(o, c, from, 0, ps, y, pass == 2, err, errlen) < 0
+                   ? NULL : &c->step_fit;
+    free(y);
+    if (!from)
+        return NULL;
+    *series = 0;
+    ps->shape_r_th = 0;
+    for (int j = 0; j < from->order; j++)
+        ps->shape_r_th += (p->fit->series[0].k[j].value - from->series[0].k[j].value) / ps->step;
+    return from;
+}
+
 /* The network of each fitted column under the power step, and its
  * sustainable power when a trip point is given. */
 static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
@@ -633,8 +701,10 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
             ps = (tb_power_step){.step = -ps.step, .se = ps.se, .load = ps.idle, .idle = NAN,
                                  .departure = ps.departure, .not_step = ps.not_step,
                                  .held = p->t[0] - load->t[0]};
-        if (tb_thermal_from_fit(p->fit, p->series, &ps, relative, &c->thermal, err,
-                                sizeof err) < 0) {
+        size_t series;
+        const tb_fit *fit = network_fit(o, c, &ps, &series, err, sizeof err);
+        if (!fit || tb_thermal_from_fit(fit, series, &ps, relative, &c->thermal, err,
+                                        sizeof err) < 0) {
             fail_column(a, c, "the thermal network", err);
             continue;
         }
@@ -644,7 +714,7 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
         /* A cooling curve rests on the heating before it starting from
          * rest (its stages are read for how long the load lasted). */
         if (load == p) {
-            tb_thermal_check_start(p->fit, p->series, p->column, c->ambient, -INFINITY, p->t[0],
+            tb_thermal_check_start(fit, series, p->column, c->ambient, -INFINITY, p->t[0],
                                    &c->thermal);
         } else {
             c->thermal.flags |= (c - 1)->thermal.flags & TB_THERMAL_NOT_AT_REST;
@@ -664,7 +734,7 @@ static void thermal_all(tb_analysis *a, const tb_analysis_options *o)
         }
         if (isnan(trip))
             continue;
-        if (tb_thermal_sustainable(p->fit, p->series, &c->thermal, trip,
+        if (tb_thermal_sustainable(fit, series, &c->thermal, trip,
                                    relative ? o->max_ambient : 0, o->at_power, &c->sustainable,
                                    err, sizeof err) < 0) {
             fail_column(a, c, "the sustainable power", err);
@@ -755,6 +825,7 @@ void tb_analysis_free(tb_analysis *a)
         free(a->cols[i].error);
         tb_run_length_clear(&a->cols[i].rl);
         tb_spectrum_clear(&a->cols[i].spectrum);
+        tb_fit_clear(&a->cols[i].step_fit);
     }
     free(a->cols);
     for (size_t i = 0; i < a->nfits; i++)

@@ -719,49 +719,81 @@ static size_t *joint_positions(const struct work *w, size_t *P)
  * into M's lag).  Into M's lack_of_fit, and TB_IDENT_LACK_OF_FIT
  * returned.
  */
-/* A sensor that lags what the model says (a filtered or slow sensor): its
- * residual e ≈ −d·ŷ′, d the lag.  From the N residuals RES and
- * predictions YHAT at times T of one run each (RUNS of them, bounds in
- * AT), d's estimate and its standard error (allowing for correlated noise,
- * the residuals' AR(1)) into *D and *SE; the t statistic returned (0 when
- * the predictions do not move). */
-static double lag_test(const double *res, const double *yhat, const double *t, const size_t *at,
-                       size_t runs, double *d, double *se)
+/* The slope β of the residuals RES on a regressor G (points where G is
+ * not finite left out) over RUNS runs (bounds in AT), and its standard
+ * error allowing for correlated noise (the AR(1) of what β leaves) into
+ * *BETA and *SE; the t statistic returned (0 when G does not move or
+ * under 20 points). */
+static double residual_slope(const double *res, const double *g, const size_t *at, size_t runs,
+                             double *beta, double *se)
 {
-    double eg = 0, gg = 0;
-    *d = *se = NAN;
-    for (int pass = 0; pass < 2; pass++) {
-        double beta = gg > 0 ? eg / gg : 0, rr = 0, r1 = 0;
-        size_t n = 0;
-        for (size_t r = 0; r < runs; r++) {
-            double prev = NAN;
-            for (size_t k = at[r] + 1; k + 1 < at[r + 1]; k++) {
-                double g = (yhat[k + 1] - yhat[k - 1]) / (t[k + 1] - t[k - 1]);
-                if (!isfinite(g))
-                    continue;
-                if (pass == 0) {
-                    eg += res[k] * g;
-                    gg += g * g;
-                    continue;
-                }
-                double e = res[k] - beta * g;
-                rr += e * e;
-                if (!isnan(prev))
-                    r1 += e * prev;
-                prev = e;
-                n++;
-            }
+    double eg = 0, gg = 0, rr = 0, r1 = 0;
+    size_t n = 0;
+    *beta = *se = NAN;
+    for (size_t k = 0; k < at[runs]; k++)
+        if (isfinite(g[k])) {
+            eg += res[k] * g[k];
+            gg += g[k] * g[k];
         }
-        if (pass == 0)
-            continue;
-        if (!(gg > 0) || n < 20)
-            return 0;
-        double rho = rr > 0 ? fmin(fmax(r1 / rr, 0), 0.99) : 0;
-        *d = -beta;
-        *se = sqrt(rr / (double)(n - 1) / gg * (1 + rho) / (1 - rho));
-        return *se > 0 ? beta / *se : 0;
+    if (!(gg > 0))
+        return 0;
+    *beta = eg / gg;
+    for (size_t r = 0; r < runs; r++) {
+        double prev = NAN;
+        for (size_t k = at[r]; k < at[r + 1]; k++) {
+            if (!isfinite(g[k]))
+                continue;
+            double e = res[k] - *beta * g[k];
+            rr += e * e;
+            if (!isnan(prev))
+                r1 += e * prev;
+            prev = e;
+            n++;
+        }
     }
-    return 0;
+    if (n < 20)
+        return 0;
+    double rho = rr > 0 ? fmin(fmax(r1 / rr, 0), 0.99) : 0;
+    *se = sqrt(rr / (double)(n - 1) / gg * (1 + rho) / (1 - rho));
+    return *se > 0 ? *beta / *se : 0;
+}
+
+/* A sensor that lags what the model says (a filtered or slow sensor): its
+ * residual e ≈ −d·ŷ′, d the lag.  From the residuals RES and predictions
+ * YHAT at times T (RUNS runs, bounds in AT; G room for as many), d and
+ * its standard error into *D and *SE; the t statistic returned. */
+static double lag_test(const double *res, const double *yhat, const double *t, const size_t *at,
+                       size_t runs, double *g, double *d, double *se)
+{
+    for (size_t r = 0; r < runs; r++)
+        for (size_t k = at[r]; k < at[r + 1]; k++)
+            g[k] = k > at[r] && k + 1 < at[r + 1]
+                       ? (yhat[k + 1] - yhat[k - 1]) / (t[k + 1] - t[k - 1]) : NAN;
+    double tstat = residual_slope(res, g, at, runs, d, se);
+    *d = -*d;
+    return tstat;
+}
+
+/* A sensor that rises faster (or slower) than linearly with its inputs
+ * (a leakage power that grows with temperature, a heat path that
+ * changes): its residuals follow the square of the prediction's
+ * departure from its run's mean, less that square's mean.  The t
+ * statistic of that slope (G room for the regressor). */
+static double curvature_test(const double *res, const double *yhat, const size_t *at, size_t runs,
+                             double *g)
+{
+    for (size_t r = 0; r < runs; r++) {
+        size_t n = at[r + 1] - at[r];
+        if (n == 0)
+            continue;
+        double mean = gsl_stats_mean(yhat + at[r], 1, n), sq = 0;
+        for (size_t k = at[r]; k < at[r + 1]; k++)
+            sq += (g[k] = (yhat[k] - mean) * (yhat[k] - mean)) / (double)n;
+        for (size_t k = at[r]; k < at[r + 1]; k++)
+            g[k] -= sq;
+    }
+    double beta, se;
+    return residual_slope(res, g, at, runs, &beta, &se);
 }
 
 static unsigned lack_of_fit(struct work *w, tb_ident_model *m)
@@ -774,10 +806,12 @@ static unsigned lack_of_fit(struct work *w, tb_ident_model *m)
     unsigned flags = 0;
     for (size_t r = 0; r < w->nruns; r++)
         total += w->r[r]->n;
-    all = malloc(3 * (total ? total : 1) * sizeof *all);   /* residuals, predictions, times */
+    /* residuals, predictions, times, a regressor */
+    all = malloc(4 * (total ? total : 1) * sizeof *all);
     struct jacobian jc = {.w = w, .pos = pos};
     for (size_t i = 0; pos && v && nz && all && at && i < ns; i++) {
         double num = 0, den = 0, worst = 0, *yhat = all + total, *tt = yhat + total;
+        double *g = tt + total;
         size_t used = 0;
         for (size_t r = 0; r < w->nruns; r++) {
             size_t n = 0;
@@ -837,11 +871,13 @@ static unsigned lack_of_fit(struct work *w, tb_ident_model *m)
         /* a lag no mode can give: the residuals follow the prediction's
          * slope, beyond four times the error (allowing for correlated
          * noise; AR(1) 0.9 noise gave |t| at most 2.1 in 18 sensors) */
-        double d, d_se, lag_t = lag_test(all, yhat, tt, at, w->nruns, &d, &d_se);
+        double d, d_se, lag_t = lag_test(all, yhat, tt, at, w->nruns, g, &d, &d_se);
         double q = gsl_cdf_ugaussian_Pinv(0.5 + m->level / 2);
         m->lag[i] = (tb_estimate){d, d - q * d_se, d + q * d_se};
+        m->curvature_t[i] = curvature_test(all, yhat, at, w->nruns, g);
         if ((den > 0 && num / den < 0.6 && worst > 0.5 * m->rmse[i]) ||
-            (noise > 0 && m->rmse[i] > 5 * noise) || fabs(lag_t) > 4) {
+            (noise > 0 && m->rmse[i] > 5 * noise) || fabs(lag_t) > 4 ||
+            fabs(m->curvature_t[i]) > 4) {
             m->lack_of_fit[i] = 1;
             flags |= TB_IDENT_LACK_OF_FIT;
         }
@@ -996,6 +1032,7 @@ void tb_ident_model_clear(tb_ident_model *m)
     free(m->rest);
     free(m->lack_of_fit);
     free(m->lag);
+    free(m->curvature_t);
     memset(m, 0, sizeof *m);
 }
 
@@ -1021,11 +1058,14 @@ int ident_model_alloc(tb_ident_model *m, size_t nu, size_t ns, size_t nm,
     m->rest = calloc(ns, sizeof *m->rest);
     m->lack_of_fit = calloc(ns, sizeof *m->lack_of_fit);
     m->lag = calloc(ns, sizeof *m->lag);
+    m->curvature_t = calloc(ns, sizeof *m->curvature_t);
     if (!m->inputs || !m->sensors || !m->gain || !m->steady || !m->rmse || !m->rest ||
-        !m->lack_of_fit || !m->lag)
+        !m->lack_of_fit || !m->lag || !m->curvature_t)
         return -1;
-    for (size_t i = 0; i < ns; i++)
+    for (size_t i = 0; i < ns; i++) {
         m->lag[i] = (tb_estimate){NAN, NAN, NAN};
+        m->curvature_t[i] = NAN;
+    }
     for (size_t u = 0; u < nu; u++)
         if (!(m->inputs[u] = copy_name(inputs ? inputs[u] : "input")))
             return -1;

@@ -153,6 +153,11 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
                          k + 1, w, eq + 1);
                 return -1;
             }
+            if (!(fabs(s->input[k][u]) <= TB_POWER_MAX)) {
+                snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is beyond ±%g W", spec,
+                         k + 1, w, eq + 1, TB_POWER_MAX);
+                return -1;
+            }
         }
     }
     if (s->nwindows == 0) {

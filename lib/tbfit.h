@@ -513,6 +513,15 @@ size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
  * not show the term as a mass: a degenerate fit, a k whose interval holds
  * 0, or a k whose sign is not the series' (Σk: a term that rises while the
  * run falls, or the reverse, is no mass heating).  A static string. */
+/* The physically possible: every power (and input level) a schedule,
+ * profile, option or file gives within ±TB_POWER_MAX W (10 kW, far
+ * beyond any board), every temperature from absolute zero to
+ * TB_TEMP_MAX °C; what lies beyond is refused, so that no output is
+ * ever infinite for a finite input. */
+#define TB_POWER_MAX 1e4
+#define TB_TEMP_MIN (-273.15)
+#define TB_TEMP_MAX 1000.0
+
 #define TB_TERM_HEAT_SINK_MAX 120.0
 #define TB_TERM_BOARD_MAX 600.0
 const char *tb_term_label(const tb_fit *fit, size_t i, int j);
@@ -574,6 +583,10 @@ typedef struct tb_power_step {
                              curve), how long the load before it lasted:
                              mode i had reached 1 − e^(−held/τᵢ) of its
                              rise, and its Rᵢ is read so; 0: settled */
+    double shape_r_th;    /* K/W: R_th of the step response (the curve
+                             less the power's departure from a clean step,
+                             tb_power_departure_response()) less R_th of
+                             the curve as it is; 0 when not measured */
 } tb_power_step;
 
 #define TB_POWER_STEP_SHARE 0.1
@@ -590,6 +603,19 @@ typedef struct tb_power_step {
  */
 int tb_power_step_measure(const tb_column *power, double from, double to, double idle,
                           tb_power_step *ps, char *err, size_t errlen);
+
+/*
+ * Into Y[0..N), at the N times T of series I of FIT: what the departure of
+ * the power column POWER from the clean step PS (from its mean over the
+ * load, PS->load, from T[0] on) does through the fit's modes (τᵢ, Rᵢ =
+ * −kᵢ/ΔP), each power sample held until the next.  The curve less Y is
+ * the response to a clean step, which is what a network is read from: a
+ * power that alternates, droops or spikes at the start deposits heat a
+ * step's model would put into T(0) and into τ.  Nothing is done (Y all
+ * zero) unless PS is a step up from rest (PS->step > 0, PS->held 0).
+ */
+void tb_power_departure_response(const tb_fit *fit, size_t i, const tb_power_step *ps,
+                                 const tb_column *power, const double *t, size_t n, double *y);
 
 /* Why a thermal network should not be trusted as it is. */
 enum tb_thermal_flag {
@@ -1247,6 +1273,11 @@ typedef struct tb_ident_model {
                               prediction (its residuals against the
                               prediction's slope; a slow or filtered
                               sensor), at the model's level; NaN unknown */
+    double *curvature_t;   /* per sensor: the t statistic of its residuals
+                              against the square of the prediction's swing
+                              (> 4: it rises faster than linearly with its
+                              inputs, as under a leakage power that grows
+                              with temperature; < −4: slower); NaN unknown */
     size_t nruns, npoints; /* runs, and sensor values fitted */
     double duration;       /* of the longest run, s */
     double level;

@@ -133,6 +133,47 @@ out:
     return rc;
 }
 
+/* --- the power's departure from a step ----------------------------------------- */
+
+/* Each mode's state X (unit gain, its τ) H s on under a held input D. */
+static void modes_advance(double *x, const double *tau, size_t order, double h, double d)
+{
+    if (!(h > 0))
+        return;
+    for (size_t j = 0; j < order; j++)
+        x[j] += (d - x[j]) * -expm1(-h / tau[j]);
+}
+
+void tb_power_departure_response(const tb_fit *fit, size_t i, const tb_power_step *ps,
+                                 const tb_column *power, const double *t, size_t n, double *y)
+{
+    size_t order = (size_t)fit->order, k = 0;
+    double tau[TB_FIT_MAX_ORDER], r[TB_FIT_MAX_ORDER], x[TB_FIT_MAX_ORDER] = {0};
+    double now = n ? t[0] : 0, d = 0;
+    int active = ps->step > 0 && !(ps->held > 0);
+
+    for (size_t j = 0; j < order; j++) {
+        tau[j] = fit->tau[j].value;
+        r[j] = active ? -fit->series[i].k[j].value / ps->step : 0;
+    }
+    for (; k < power->n && n && power->t[k] <= t[0]; k++)   /* the sample in force at T[0] */
+        if (!isnan(power->v[k]))
+            d = power->v[k] - ps->load;
+    for (size_t m = 0; m < n; m++) {
+        for (; k < power->n && power->t[k] <= t[m]; k++) {
+            modes_advance(x, tau, order, power->t[k] - now, d);
+            now = power->t[k];
+            if (!isnan(power->v[k]))
+                d = power->v[k] - ps->load;
+        }
+        modes_advance(x, tau, order, t[m] - now, d);
+        now = t[m];
+        y[m] = 0;
+        for (size_t j = 0; j < order; j++)
+            y[m] += r[j] * x[j];
+    }
+}
+
 /* --- the network ---------------------------------------------------------------- */
 
 /* θ = (T∞, k₁ … kₙ, τ₁ … τₙ); ctx: the order and the element asked. */

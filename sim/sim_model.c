@@ -61,6 +61,12 @@ int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, ch
             fclose(f);
             return -1;
         }
+        if (!(fabs(b) <= TB_POWER_MAX)) {
+            snprintf(err, errlen, "%s:%zu: %s is beyond ±%g W", path, lineno, comma + 1,
+                     TB_POWER_MAX);
+            fclose(f);
+            return -1;
+        }
         double *nt = realloc(*t, (*n + 1) * sizeof *nt);
         if (nt)
             *t = nt;
@@ -114,12 +120,17 @@ int input_profile_parse(struct input_profile *p, const char *spec, char *err, si
         }
         p->kind = PROFILE_PRBS;
         p->bit = bit;
-        return 0;
+    } else {
+        p->kind = PROFILE_CONSTANT;
+        if (tb_cli_quantity_or_number(prof, "W", &p->value) < 0) {
+            snprintf(err, errlen, "--input %s: '%s' is not a value, prbs:LOW,HIGH,BIT or "
+                     "csv:FILE", spec, prof);
+            return -1;
+        }
     }
-    p->kind = PROFILE_CONSTANT;
-    if (tb_cli_quantity_or_number(prof, "W", &p->value) < 0) {
-        snprintf(err, errlen, "--input %s: '%s' is not a value, prbs:LOW,HIGH,BIT or csv:FILE",
-                 spec, prof);
+    if (!(fabs(p->value) <= TB_POWER_MAX && fabs(p->low) <= TB_POWER_MAX &&
+          fabs(p->high) <= TB_POWER_MAX)) {
+        snprintf(err, errlen, "--input %s: beyond ±%g W", spec, TB_POWER_MAX);
         return -1;
     }
     return 0;
@@ -175,9 +186,51 @@ static double profile_value(const struct input_profile *p, double t, double *nex
     }
 }
 
+int leakage_parse(struct model_settings *ms, const char *spec, char *err, size_t errlen)
+{
+    const char *c1 = strchr(spec, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+    char w[64];
+    if (!c1 || !c2 || c1 == spec || (size_t)(c2 - c1 - 1) >= sizeof w) {
+        snprintf(err, errlen, "--leakage wants NAME,W,PER_K (cpu,0.4W,0.06), not '%s'", spec);
+        return -1;
+    }
+    memcpy(w, c1 + 1, (size_t)(c2 - c1 - 1));
+    w[c2 - c1 - 1] = '\0';
+    char *end;
+    double per_k = strtod(c2 + 1, &end);
+    if (tb_cli_quantity_or_number(w, "W", &ms->leak_w) < 0 || !(ms->leak_w >= 0) ||
+        ms->leak_w > 1e4 || end == c2 + 1 || *end || !(per_k >= 0 && per_k <= 1)) {
+        snprintf(err, errlen, "--leakage %s: wants a power of 0 to 10 kW and a growth of 0 to "
+                 "1 per K", spec);
+        return -1;
+    }
+    ms->leak_per_k = per_k;
+    ms->leakage = spec;
+    return 0;
+}
+
+/* --leakage's NAME an input of M. */
+static int leakage_bind(struct model_settings *ms, const tb_ident_model *m, char *err,
+                        size_t errlen)
+{
+    size_t len = (size_t)(strchr(ms->leakage, ',') - ms->leakage), u = 0;
+    while (u < m->ninputs &&
+           !(strlen(m->inputs[u]) == len && strncmp(m->inputs[u], ms->leakage, len) == 0))
+        u++;
+    if (u == m->ninputs) {
+        snprintf(err, errlen, "--leakage %s: the model has no input %.*s", ms->leakage,
+                 (int)len, ms->leakage);
+        return -1;
+    }
+    ms->leak_input = u;
+    return 0;
+}
+
 int model_bind(struct model_settings *ms, const tb_ident_model *m, unsigned long seed,
                char *err, size_t errlen)
 {
+    if (ms->leakage && leakage_bind(ms, m, err, errlen) < 0)
+        return -1;
     for (size_t k = 0; k < ms->nprofiles; k++) {
         struct input_profile *p = &ms->profile[k];
         size_t len = (size_t)(strchr(p->spec, '=') - p->spec), u = 0;
@@ -288,9 +341,13 @@ int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
         fputs(",ambient/°C", f);
     fputc('\n', f);
     size_t steps = (size_t)floor(rs->duration / rs->period + 1e-9);
+    double rest[TB_IDENT_MAX_SENSORS];
+    tb_ident_output(m, x, rs->ambient, rest);
     for (size_t row = 0; row <= steps; row++) {
-        double t = (double)row * rs->period, end = t + rs->period;
+        double t = (double)row * rs->period, end = t + rs->period, rise = 0;
         tb_ident_output(m, x, rs->ambient, y);
+        for (size_t i = 0; i < ns; i++)
+            rise = fmax(rise, y[i] - rest[i]);
         /* to the next row through every change of the inputs, each
          * input's mean over the step kept for its column */
         memset(mean, 0, sizeof mean);
@@ -298,9 +355,13 @@ int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
             double next = fmin(end, inputs_at(ms, m, s, at, u));
             if (!(next > at))
                 next = end;   /* a change within rounding of now */
-            tb_ident_advance(m, x, u, next - at);
             for (size_t k = 0; k < nu; k++)
                 mean[k] += u[k] * (next - at) / rs->period;
+            /* a leakage no column records, as when the input is a
+             * commanded power */
+            if (ms->leakage)   /* a runaway held at the largest power */
+                u[ms->leak_input] += fmin(ms->leak_w * exp(ms->leak_per_k * rise), TB_POWER_MAX);
+            tb_ident_advance(m, x, u, next - at);
             at = next;
         }
         fprintf(f, "%.3f", t * 1000);

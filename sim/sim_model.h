@@ -34,6 +34,10 @@ struct model_settings {
     const char *schedule[16];    /* --schedule, as given */
     size_t nschedules;
     double trip;                 /* --trip, °C; NaN: none */
+    const char *leakage;         /* --leakage, as given, or NULL */
+    size_t leak_input;           /* the input it adds to (model_bind()) */
+    double leak_w, leak_per_k;   /* W·e^(PER_K·ΔT), ΔT the hottest
+                                    sensor's rise over its rest */
     int owned_specs;             /* the profiles' specs were made by
                                     model_read_inputs_csv(): free them */
 };
@@ -57,6 +61,10 @@ int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, ch
  * VALUE, prbs:LOW,HIGH,BIT or csv:FILE.  0, or -1 with a message. */
 int input_profile_parse(struct input_profile *p, const char *spec, char *err, size_t errlen);
 void input_profile_free(struct input_profile *p);
+
+/* Parse --leakage's NAME,W,PER_K into MS (NAME resolved by model_bind()).
+ * 0, or -1 with a message. */
+int leakage_parse(struct model_settings *ms, const char *spec, char *err, size_t errlen);
 
 /* Release every profile of MS. */
 void model_settings_free(struct model_settings *ms);

@@ -98,6 +98,9 @@ static const char usage_text[] =
     "      --steady           with --schedule (one or several): the periodic\n"
     "                         steady state of each, ranked by its peak\n"
     "      --trip=DEG         with --steady: the margin of each peak to DEG\n"
+    "      --leakage=NAME,W,PER_K  a run with a power W·e^(PER_K·ΔT) added to\n"
+    "                         input NAME, ΔT the hottest sensor's rise, that\n"
+    "                         its column does not show (a model's limit)\n"
     "\n"
     "Run:\n"
     "      --duration=TIME    how long (default 1h; 90, 90s, 5min, 1h)\n"
@@ -132,6 +135,12 @@ static int usage_error(const char *fmt, const char *arg)
     return tb_cli_usage_error("tb-sim", fmt, arg);
 }
 
+/* From absolute zero to TB_TEMP_MAX °C. */
+static int temperature_ok(double c)
+{
+    return c >= TB_TEMP_MIN && c <= TB_TEMP_MAX;
+}
+
 static int parse_pair(const char *arg, double *a, double *b)
 {
     char buf[128];
@@ -149,7 +158,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
         O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
-        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV,
+        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -169,6 +178,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"steady", no_argument, NULL, O_STEADY},
         {"model", required_argument, NULL, O_MODEL}, {"input", required_argument, NULL, O_INPUT},
         {"inputs-csv", required_argument, NULL, O_INPUTS_CSV},
+        {"leakage", required_argument, NULL, O_LEAKAGE},
         {"schedule", required_argument, NULL, O_SCHEDULE}, {"trip", required_argument, NULL, O_TRIP},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
@@ -181,29 +191,37 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     while ((c = getopt_long(argc, argv, ":p:o:hV", options, NULL)) != -1) {
         switch (c) {
         case O_TINF:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->tinf) < 0)
-                return usage_error("--tinf wants a temperature (55, 55C, 328.15K), not '%s'", optarg);
+            if (tb_cli_quantity_or_number(optarg, "C", &s->tinf) < 0 || !temperature_ok(s->tinf))
+                return usage_error("--tinf wants a temperature from absolute zero to 1000 °C "
+                                   "(55, 55C, 328.15K), not '%s'", optarg);
             s->have_tinf = 1;
             break;
         case O_TERM:
-            if (parse_pair(optarg, &x, &y) < 0 || !(y > 0) || s->nterms == TB_FIT_MAX_ORDER)
-                return usage_error("--term wants K,TAU with TAU > 0, at most 4 of them, not '%s'", optarg);
+            if (parse_pair(optarg, &x, &y) < 0 || !(y >= 1e-3 && y <= 3e6) ||
+                !(fabs(x) <= TB_TEMP_MAX) || s->nterms == TB_FIT_MAX_ORDER)
+                return usage_error("--term wants K,TAU with |K| up to 1000 °C and TAU from 1 ms "
+                                   "to 3e6 s, at most 4 of them, not '%s'", optarg);
             s->term_k[s->nterms] = x;
             s->term_tau[s->nterms++] = y;
             break;
         case O_FOSTER:
         case O_CAUER: {
             int *n = c == O_FOSTER ? &s->nfoster : &s->ncauer;
-            if (parse_pair(optarg, &x, &y) < 0 || !(x > 0 && y > 0) || *n == TB_FIT_MAX_ORDER)
-                return usage_error("--foster and --cauer want R,C, both positive, at most 4 stages, not '%s'", optarg);
+            if (parse_pair(optarg, &x, &y) < 0 || !(x > 0 && y > 0) || x > 1e4 ||
+                !(x * y >= 1e-3 && x * y <= 3e6) || *n == TB_FIT_MAX_ORDER)
+                return usage_error("--foster and --cauer want R,C, both positive (R up to 1e4 "
+                                   "K/W, RC from 1 ms to 3e6 s), at most 4 stages, not '%s'",
+                                   optarg);
             s->net_r[*n] = x;
             s->net_c[(*n)++] = y;
             break;
         }
         case O_POWER:
             s->not_for_model = "--power";
-            if (tb_cli_quantity_or_number(optarg, "W", &s->power) < 0 || s->power < 0)
-                return usage_error("--power wants watts (4, 4W, 4000mW), not '%s'", optarg);
+            if (tb_cli_quantity_or_number(optarg, "W", &s->power) < 0 || s->power < 0 ||
+                s->power > TB_POWER_MAX)
+                return usage_error("--power wants watts up to 10 kW (4, 4W, 4000mW), not '%s'",
+                                   optarg);
             break;
         case O_ONOFF:
             if (parse_pair(optarg, &s->on_s, &s->off_s) < 0 || !(s->on_s > 0) || !(s->off_s > 0))
@@ -235,12 +253,18 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("at most %s --schedule", "16");
             s->model.schedule[s->model.nschedules++] = optarg;
             break;
+        case O_LEAKAGE:
+            if (leakage_parse(&s->model, optarg, err, sizeof err) < 0)
+                return usage_error("%s", err);
+            break;
         case O_TRIP:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->model.trip) < 0)
+            if (tb_cli_quantity_or_number(optarg, "C", &s->model.trip) < 0 ||
+                !temperature_ok(s->model.trip))
                 return usage_error("--trip wants a temperature, not '%s'", optarg);
             break;
         case O_AMBIENT:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->ambient) < 0)
+            if (tb_cli_quantity_or_number(optarg, "C", &s->ambient) < 0 ||
+                !temperature_ok(s->ambient))
                 return usage_error("--ambient wants a temperature (25, 25C, 298.15K), not '%s'", optarg);
             break;
         case O_DURATION:
@@ -322,8 +346,11 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!s->model.path && (s->model.nprofiles || s->model.nschedules || isfinite(s->model.trip)))
-        return usage_error("%s", "--input, --schedule and --trip drive a --model");
+    if (!s->model.path && (s->model.nprofiles || s->model.nschedules || isfinite(s->model.trip) ||
+                           s->model.leakage))
+        return usage_error("%s", "--input, --schedule, --trip and --leakage drive a --model");
+    if (s->model.leakage && s->steady)
+        return usage_error("%s", "--leakage is for a run: --steady's table is of the linear model");
     if (s->model.path) {
         if (s->network || s->nfoster || s->ncauer || s->nterms || s->power_csv || s->on_s > 0 ||
             s->sysfs || s->have_tinf)
@@ -331,7 +358,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                                "--cauer, --network, --power-onoff, --power-csv or --sysfs with it");
         if (s->not_for_model)
             return usage_error("%s is not an option of a --model run (its options: --input, "
-                               "--inputs-csv, --schedule, --steady, --trip, --duration, "
+                               "--inputs-csv, --leakage, --schedule, --steady, --trip, --duration, "
                                "--period, --noise, --ar, --quantum, --ambient, --seed, -o)",
                                s->not_for_model);
         if (isfinite(s->model.trip) && !s->steady)

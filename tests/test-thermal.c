@@ -222,6 +222,34 @@ static void test_power_step(void)
     gsl_rng_free(rng);
 }
 
+/* The departure of a recorded power from its step, through one mode (τ
+ * 10 s, R 2 K/W), against the closed form: 10 W for the first 5 s of a
+ * 5 W load put R·5·(1 − e^(−t/τ)) on, decaying with τ after. */
+static void test_departure_response(void)
+{
+    tb_fit_series fs = {.k = {{-10, -10, -10}}};
+    tb_fit fit = {.order = 1, .tau = {{10, 10, 10}}, .nseries = 1, .series = &fs};
+    tb_power_step ps = {.step = 5, .load = 5, .idle = 0};
+    double pt[40], pv[40], t[] = {100, 101, 102.5, 105, 107, 120, 139}, y[7];
+    for (size_t k = 0; k < 40; k++) {
+        pt[k] = 99 + (double)k;       /* a sample each second, from before the load */
+        pv[k] = pt[k] < 100 ? 0 : pt[k] < 105 ? 10 : 5;
+    }
+    tb_column c = {.name = "power", .unit = "W", .scale = 1, .n = 40, .t = pt, .v = pv};
+    tb_power_departure_response(&fit, 0, &ps, &c, t, 7, y);
+    double worst = 0;
+    for (size_t m = 0; m < 7; m++) {
+        double x = t[m] - 100;
+        double want = x <= 5 ? 2 * 5 * -expm1(-x / 10) : 2 * 5 * -expm1(-0.5) * exp(-(x - 5) / 10);
+        worst = fmax(worst, fabs(y[m] - want));
+    }
+    ok(worst < 1e-12, "a spike's response through one mode, held samples (worst %.2g °C)", worst);
+    ps.held = 60;
+    ps.step = -5;
+    tb_power_departure_response(&fit, 0, &ps, &c, t, 7, y);
+    ok(y[3] == 0 && y[6] == 0, "none for a step down");
+}
+
 /* Noise-free one- and two-stage runs: the sustainable power and time to
  * trip by hand. */
 static void test_sustainable(void)
@@ -418,6 +446,7 @@ int main(void)
     test_recovery(runs, 0.6, TB_CI_HAC);
     test_recovery(runs, 0.9, TB_CI_HAC);
     test_power_step();
+    test_departure_response();
     test_sustainable();
     test_cooling_held();
     test_spectrum();
