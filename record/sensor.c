@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,11 +355,41 @@ static void find_rapl(const struct record_settings *s, struct found_list *l)
     free_names(zones, n);
 }
 
+/* NAME with every byte a column or metadata key cannot hold made '_'. */
+static void sanitise_name(char *name)
+{
+    for (char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("_.-", *c))
+            *c = '_';
+}
+
+/* Each cooling device's cur_state, as column TYPE_cdevN (no unit: a
+ * state from 0, none, to max_state, the most throttled). */
+static void find_cooling_devices(const struct record_settings *s, struct found_list *l)
+{
+    char **devs;
+    size_t n = list_dir(s, "/sys/class/thermal", "cooling_device", &devs);
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL, *type_path = NULL, *name = NULL;
+        if (asprintf(&path, "/sys/class/thermal/%s/cur_state", devs[i]) < 0)
+            continue;
+        char *type = asprintf(&type_path, "/sys/class/thermal/%s/type", devs[i]) >= 0
+                         ? read_under_root(s, type_path) : NULL;
+        free(type_path);
+        if (asprintf(&name, "%s_cdev%s", type ? type : "cooling", devs[i] + 14) >= 0)
+            sanitise_name(name);
+        free(type);
+        add_found(l, path, name, "state", SENSOR_FILE, NULL);
+    }
+    free_names(devs, n);
+}
+
 static void find_all(const struct record_settings *s, struct found_list *l, int all)
 {
     find_thermal_zones(s, l);
     if (!all)
         return;
+    find_cooling_devices(s, l);
     find_hwmon(s, l);
     find_cpufreq(s, l);
     find_rapl(s, l);
@@ -619,12 +650,18 @@ void sensors_close(struct sensor *sensors, size_t n)
     free(sensors);
 }
 
-/* Append "KEY=VALUE" to *V (N strings); 0, or -1 when memory runs out. */
-static int push_meta(char ***v, size_t *n, const char *name, int k, const char *type,
-                     const char *temp)
+/* Append "KEY=VALUE" (from FMT) to *V (N strings); 0, or -1 when memory
+ * runs out. */
+static int push_meta(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int push_meta(char ***v, size_t *n, const char *fmt, ...)
 {
     char *s = NULL;
-    if (asprintf(&s, "trip.%s.%d=%s %s", name, k, type, temp) < 0)
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
         return -1;
     char **nv = realloc(*v, (*n + 1) * sizeof *nv);
     if (!nv) {
@@ -636,37 +673,87 @@ static int push_meta(char ***v, size_t *n, const char *name, int k, const char *
     return 0;
 }
 
-int sensors_trip_metas(const struct sensor *v, size_t n, char ***metas, size_t *nmetas)
+/* The column name of sensor V (its header up to the unit) into NAME, when
+ * a metadata key can hold it; 0, or -1. */
+static int meta_name(const struct sensor *v, char *name, size_t size)
+{
+    size_t len = strcspn(v->header, "/");
+    if (len == 0 || len >= size ||
+        strspn(v->header, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") < len)
+        return -1;
+    memcpy(name, v->header, len);
+    name[len] = '\0';
+    return 0;
+}
+
+/* Whether TEXT can be a metadata value: printable, one line. */
+static int meta_value_ok(const char *text)
+{
+    for (const char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* The file DIR/FILE as "PREFIX.NAME[.FILE]=VALUE" when it is there. */
+static int push_file_meta(char ***metas, size_t *nmetas, int dir_len, const char *dir,
+                          const char *file, const char *key)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%.*s/%s", dir_len, dir, file);
+    char *text = read_small_file(path);
+    int rc = text && meta_value_ok(text) ? push_meta(metas, nmetas, "%s=%s", key, text) : 0;
+    free(text);
+    return rc;
+}
+
+/* A thermal zone's trip points, policy (governor), mode and the power
+ * allocator's constants, for the zone of column NAME whose temp file is
+ * in DIR. */
+static int zone_metas(const char *dir, int dir_len, const char *name, char ***metas,
+                      size_t *nmetas)
+{
+    static const char *const zone_files[] = {"policy", "available_policies", "mode",
+        "sustainable_power", "k_po", "k_pu", "k_i", "k_d", "integral_cutoff"};
+    char key[256];
+    for (int k = 0; k < 64; k++) {
+        char tpath[4096], ypath[4096];
+        snprintf(tpath, sizeof tpath, "%.*s/trip_point_%d_temp", dir_len, dir, k);
+        snprintf(ypath, sizeof ypath, "%.*s/trip_point_%d_type", dir_len, dir, k);
+        char *temp = read_small_file(tpath), *type = read_small_file(ypath);
+        int rc = temp && type && strspn(temp, "-0123456789") == strlen(temp) && !strchr(type, ' ')
+                     ? push_meta(metas, nmetas, "trip.%s.%d=%s %s", name, k, type, temp) : 0;
+        int last = !temp;
+        free(temp);
+        free(type);
+        if (rc < 0)
+            return -1;
+        if (last)
+            break;
+    }
+    for (size_t f = 0; f < sizeof zone_files / sizeof *zone_files; f++) {
+        snprintf(key, sizeof key, "%s.%s", zone_files[f], name);
+        if (push_file_meta(metas, nmetas, dir_len, dir, zone_files[f], key) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int sensors_zone_metas(const struct sensor *v, size_t n, char ***metas, size_t *nmetas)
 {
     for (size_t i = 0; i < n; i++) {
         const char *path = v[i].path, *slash = strrchr(path, '/');
-        if (v[i].kind != SENSOR_FILE || !slash || strcmp(slash, "/temp") != 0 ||
-            !strstr(path, "thermal_zone"))
+        char name[128], key[256];
+        if (v[i].kind != SENSOR_FILE || !slash || meta_name(&v[i], name, sizeof name) < 0)
             continue;
-        /* the column's name: its header up to the unit, when a metadata
-         * key can hold it */
-        size_t len = strcspn(v[i].header, "/");
-        char name[128];
-        if (len == 0 || len >= sizeof name ||
-            strspn(v[i].header, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") < len)
-            continue;
-        memcpy(name, v[i].header, len);
-        name[len] = '\0';
         int dir = (int)(slash - path);
-        for (int k = 0; k < 64; k++) {
-            char tpath[4096], ypath[4096];
-            snprintf(tpath, sizeof tpath, "%.*s/trip_point_%d_temp", dir, path, k);
-            snprintf(ypath, sizeof ypath, "%.*s/trip_point_%d_type", dir, path, k);
-            char *temp = read_small_file(tpath), *type = read_small_file(ypath);
-            int rc = temp && type && strspn(temp, "-0123456789") == strlen(temp) && !strchr(type, ' ')
-                         ? push_meta(metas, nmetas, name, k, type, temp) : 0;
-            int last = !temp;
-            free(temp);
-            free(type);
-            if (rc < 0)
+        if (strcmp(slash, "/temp") == 0 && strstr(path, "thermal_zone")) {
+            if (zone_metas(path, dir, name, metas, nmetas) < 0)
                 return -1;
-            if (last)
-                break;
+        } else if (strcmp(slash, "/cur_state") == 0 && strstr(path, "cooling_device")) {
+            snprintf(key, sizeof key, "max_state.%s", name);
+            if (push_file_meta(metas, nmetas, dir, path, "max_state", key) < 0)
+                return -1;
         }
     }
     return 0;

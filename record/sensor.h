@@ -42,13 +42,16 @@ struct sensor {
 int sensors_open(const struct record_settings *s, struct sensor **out,
                  size_t *n, char *err, size_t errlen);
 
-/* "trip.NAME.K=TYPE TEMP" (TEMP in m°C, as the kernel writes it) for each
- * trip point (trip_point_K_type and trip_point_K_temp beside the temp
- * file) of the thermal zones among the N sensors V, appended to the
- * *NMETAS strings *METAS: the trip points a run was recorded under, for
- * its metadata.  NAME is the sensor's column name.  0, or -1 when memory
- * runs out. */
-int sensors_trip_metas(const struct sensor *v, size_t n, char ***metas, size_t *nmetas);
+/* What the kernel's thermal management was when a run was recorded, for
+ * its metadata, appended to the *NMETAS strings *METAS: for each thermal
+ * zone among the N sensors V, "trip.NAME.K=TYPE TEMP" (TEMP in m°C, as the
+ * kernel writes it) for each trip point, and where the zone has them its
+ * "policy.NAME" (the governor), "available_policies.NAME", "mode.NAME"
+ * and the power allocator's "sustainable_power.NAME", "k_po.NAME",
+ * "k_pu.NAME", "k_i.NAME", "k_d.NAME", "integral_cutoff.NAME"; for each
+ * cooling device among them, "max_state.NAME".  NAME is the sensor's
+ * column name.  0, or -1 when memory runs out. */
+int sensors_zone_metas(const struct sensor *v, size_t n, char ***metas, size_t *nmetas);
 
 /* Read SENSOR at time NOW_NS into BUF: the kernel's text for a file
  * ("41300"), a power with 6 digits, "nan" when it cannot be read, "" when

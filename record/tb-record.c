@@ -1068,7 +1068,7 @@ int main(int argc, char **argv)
         }
     }
     /* the trip points the zones had, for tb-fit --trip zone */
-    if (!s.no_meta && sensors_trip_metas(r.sensors, r.nsensors, &s.metas, &s.nmetas) < 0) {
+    if (!s.no_meta && sensors_zone_metas(r.sensors, r.nsensors, &s.metas, &s.nmetas) < 0) {
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }

@@ -640,34 +640,45 @@ static int mkdirs(const char *path)
     return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
-{
-    char dir[4096], text[64];
-    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS], energy = 0;
-    for (int j = 0; j < MAX_SENSORS; j++)
-        noise[j] = NAN;   /* no reading yet: see sim_ar_noise() */
-    double period = s->period_ms / 1000;
-    struct sigaction sa = {.sa_handler = on_signal};
+#define SYSFS_MAX_STATE 3   /* the fake cooling device's states: 0 to this */
 
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+/* The files of a board that do not change by themselves under S->sysfs:
+ * each zone's type, trip points, policy and power-allocator constants,
+ * a cooling device (cpufreq's, as on an SoC), hwmon0's name and two CPUs'
+ * cpufreq.  0, or -1 with the directory that failed in DIR. */
+static int sysfs_make_tree(const struct settings *s, char *dir, size_t size)
+{
+    char text[64];
+    /* as the kernel shows a zone under step_wise, with the power
+     * allocator's attributes (they are there whatever the policy) */
+    static const char *const zone[][2] = {
+        {"trip_point_0_type", "passive"}, {"trip_point_0_temp", "70000"},
+        {"trip_point_0_hyst", "2000"},
+        {"trip_point_1_type", "passive"}, {"trip_point_1_temp", "85000"},
+        {"trip_point_1_hyst", "2000"},
+        {"trip_point_2_type", "critical"}, {"trip_point_2_temp", "100000"},
+        {"policy", "step_wise"},
+        {"available_policies", "step_wise power_allocator user_space"},
+        {"mode", "enabled"}, {"sustainable_power", "2500"}, {"k_po", "409"},
+        {"k_pu", "819"}, {"k_i", "81"}, {"k_d", "0"}, {"integral_cutoff", "0"},
+    };
     for (int j = 0; j < s->sensors; j++) {
-        snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
+        snprintf(dir, size, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
         snprintf(text, sizeof text, "cpu%d-thermal", j);
-        /* trip points as an SoC's device tree sets them: the governor's
-         * switch-on and control temperatures, and the critical one */
-        if (mkdirs(dir) < 0 || put_name(dir, "type", text) < 0 ||
-            put_name(dir, "trip_point_0_type", "passive") < 0 ||
-            put_name(dir, "trip_point_0_temp", "70000") < 0 ||
-            put_name(dir, "trip_point_1_type", "passive") < 0 ||
-            put_name(dir, "trip_point_1_temp", "85000") < 0 ||
-            put_name(dir, "trip_point_2_type", "critical") < 0 ||
-            put_name(dir, "trip_point_2_temp", "100000") < 0)
-            goto fail;
+        if (mkdirs(dir) < 0 || put_name(dir, "type", text) < 0)
+            return -1;
+        for (size_t f = 0; f < sizeof zone / sizeof *zone; f++)
+            if (put_name(dir, zone[f][0], zone[f][1]) < 0)
+                return -1;
     }
-    snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);
+    snprintf(dir, size, "%s/class/thermal/cooling_device0", s->sysfs);
+    snprintf(text, sizeof text, "%d", SYSFS_MAX_STATE);
+    if (mkdirs(dir) < 0 || put_name(dir, "type", "thermal-cpufreq-0") < 0 ||
+        put_name(dir, "max_state", text) < 0 || put(dir, "cur_state", "0") < 0)
+        return -1;
+    snprintf(dir, size, "%s/class/hwmon/hwmon0", s->sysfs);
     if (mkdirs(dir) < 0 || put_name(dir, "name", "tbsim") < 0)
-        goto fail;
+        return -1;
     /* two CPUs' cpufreq as the kernel shows them under schedutil, with
      * the userspace governor on offer (tb-series sets frequencies here) */
     static const char *const cpufreq[][2] = {
@@ -679,18 +690,59 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         {"cpuinfo_min_freq", "600000"}, {"cpuinfo_max_freq", "1600000"},
     };
     for (int cpu = 0; cpu < 2; cpu++) {
-        snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu%d/cpufreq", s->sysfs, cpu);
+        snprintf(dir, size, "%s/devices/system/cpu/cpu%d/cpufreq", s->sysfs, cpu);
         if (mkdirs(dir) < 0 || put(dir, "scaling_cur_freq", "1200000") < 0)
-            goto fail;
+            return -1;
         for (size_t f = 0; f < sizeof cpufreq / sizeof *cpufreq; f++)
             if (put_name(dir, cpufreq[f][0], cpufreq[f][1]) < 0)
-                goto fail;
+                return -1;
     }
+    return 0;
+}
 
+/* The cooling state something (a governor, a test) wrote, within 0 to
+ * SYSFS_MAX_STATE; 0 when it cannot be read. */
+static int sysfs_cooling_state(const struct settings *s)
+{
+    char path[4096], buf[32];
+    snprintf(path, sizeof path, "%s/class/thermal/cooling_device0/cur_state", s->sysfs);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    long v = strtol(buf, NULL, 10);
+    return v < 0 ? 0 : v > SYSFS_MAX_STATE ? SYSFS_MAX_STATE : (int)v;
+}
+
+/* The power under cooling state STATE: each state takes a quarter of it
+ * off, as a CPU held to a lower frequency draws less. */
+static double throttled_power(double p, int state)
+{
+    return p * (1 - (double)state / (SYSFS_MAX_STATE + 1));
+}
+
+static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
+{
+    char dir[4096], text[64];
+    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS], energy = 0, p = 0;
+    for (int j = 0; j < MAX_SENSORS; j++)
+        noise[j] = NAN;   /* no reading yet: see sim_ar_noise() */
+    double period = s->period_ms / 1000;
+    struct sigaction sa = {.sa_handler = on_signal};
+
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (sysfs_make_tree(s, dir, sizeof dir) < 0)
+        goto fail;
     /* what there is to record, and how: the tree is silent otherwise */
-    fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, hwmon0 (tbsim), cpufreq of 2 CPUs; "
-            "%g s of model time at %gx speed; record it with tb-record --sysfs-root %s\n", s->sysfs,
-            s->sensors, s->sensors == 1 ? "" : "s", s->duration, s->speed, s->sysfs);
+    fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, a cooling device (cur_state 0 to "
+            "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs; %g s of "
+            "model time at %gx speed; record it with tb-record --sysfs-root %s\n", s->sysfs,
+            s->sensors, s->sensors == 1 ? "" : "s", SYSFS_MAX_STATE, s->duration, s->speed,
+            s->sysfs);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (size_t i = 0; !stop; i++) {
@@ -698,8 +750,8 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         if (t > s->duration)
             break;
         if (i > 0)
-            tb_modes_step(m, state, power_at(s, t - period), period);
-        double p = power_at(s, t);
+            tb_modes_step(m, state, p, period);
+        p = throttled_power(power_at(s, t), sysfs_cooling_state(s));
         /* the counter grows in real time, so a power read from it (tb-record
          * divides by real seconds) is the simulated power at any --speed */
         energy += p * period / s->speed;
