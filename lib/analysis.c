@@ -641,7 +641,8 @@ static int step_response_pass(const tb_analysis_options *o, struct column *c, co
  * run's fit was: at its own order when the order is automatic, else at
  * the run's, the last checked against the next order), as a network
  * describes the response to a step.  PS->shape_r_th
- * gets how far that moved R_th.  Else the run's own fit.  NULL when a
+ * gets how far that moved R_th.  Else (or where that response nowhere
+ * reaches a twentieth of the fit's rmse) the run's own fit.  NULL when a
  * pass fails, with a message in ERR. */
 static const tb_fit *network_fit(const tb_analysis_options *o, struct column *c,
                                  tb_power_step *ps, size_t *series, char *err, size_t errlen)
@@ -654,6 +655,16 @@ static const tb_fit *network_fit(const tb_analysis_options *o, struct column *c,
     if (!y) {
         snprintf(err, errlen, "out of memory");
         return NULL;
+    }
+    /* a power that is a step to within a twentieth of the noise's effect
+     * leaves the run's own fit as it is */
+    double most = 0;
+    tb_power_departure_response(p->fit, p->series, ps, c->power, p->t, p->n, y);
+    for (size_t m = 0; m < p->n; m++)
+        most = fmax(most, fabs(y[m]));
+    if (!(most > 0.05 * p->fit->rmse)) {
+        free(y);
+        return p->fit;
     }
     const tb_fit *from = p->fit;
     for (int pass = 0; pass < 3 && from; pass++)
