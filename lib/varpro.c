@@ -599,6 +599,31 @@ static int same_optimum(const double *a, const double *b, size_t n)
     return 1;
 }
 
+/* A term slower than the run acts as a drift, and its optimum lies on the
+ * range's top, where the grid's cells (half a step inside) and the coarse
+ * stage rarely lead: the search's best TAU (sorted) without its fastest
+ * term and with one on the top, refined in full, replaces TAU when lower.
+ * Started on the top (u = π/2, where dθ/du = 0) the term stays there
+ * while the others settle; started inside, the solver's steps carry it
+ * through the bound and into another valley. */
+static void try_top(struct vp *vp, double *tau, double *best_rss, int *best_converged)
+{
+    size_t n = vp->n;
+    double top = exp(vp->theta_hi), start[TB_FIT_MAX_ORDER], t[TB_FIT_MAX_ORDER], rss;
+    int conv;
+    if (tau[n - 1] > top * 0.9)
+        return;   /* there already */
+    memcpy(start, tau + 1, (n - 1) * sizeof *start);
+    start[n - 1] = top;   /* u = π/2: held there unless the others pull it down */
+    if (refine(vp, start, t, &rss, &conv, MAX_ITERATIONS, XTOL) != GSL_SUCCESS ||
+        !(rss < *best_rss))
+        return;
+    qsort(t, n, sizeof *t, compare_double);
+    memcpy(tau, t, n * sizeof *t);
+    *best_rss = rss;
+    *best_converged = conv;
+}
+
 /* The global search: the grid screen, then the coarse refinement of each
  * of its lowest basins, then the full refinement of the lowest distinct
  * optima found.  TAU gets the best τ, sorted; the workspace is left solved
@@ -705,6 +730,8 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
     if (!isfinite(best_rss))
         return -1;
     qsort(best_tau, n, sizeof *best_tau, compare_double);
+    if (!vp->quick && n > 1)
+        try_top(vp, best_tau, &best_rss, &best_converged);
     memcpy(tau, best_tau, n * sizeof *tau);
     *converged = best_converged;
     return vp_solve(vp, tau) == GSL_SUCCESS ? 0 : -1;
