@@ -24,6 +24,7 @@ struct settings {
     tb_read_options read;
     const char **columns;   /* -c specs, NULL-terminated; NULL for all */
     size_t ncolumns;
+    int metrics;            /* --metrics */
 };
 
 static const char usage_text[] =
@@ -37,6 +38,12 @@ static const char usage_text[] =
     "                     1-based number; may be repeated\n"
     "      --csv          one CSV row per column, for scripts\n"
     "      --json         a JSON array with one object per run, for scripts\n"
+    "      --metrics      also how the run did under its thermal limits: each\n"
+    "                     temperature's peak, mean and time above each trip\n"
+    "                     point, each cooling device's share of time throttled\n"
+    "                     and mean state, each power's mean and energy, the\n"
+    "                     work rate overall and over the last third (95 %%\n"
+    "                     intervals) and per joule (text or --json)\n"
     "      --raw-units    keep values and units as written (no conversion of\n"
     "                     ms to s, m°C to °C, kHz to Hz, µW to W, µJ to J)\n"
     "  -h, --help         show this help and exit\n"
@@ -53,12 +60,13 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
-    enum { OPT_CSV = 256, OPT_JSON, OPT_RAW_UNITS };
+    enum { OPT_CSV = 256, OPT_JSON, OPT_RAW_UNITS, OPT_METRICS };
     static const struct option options[] = {
         {"column", required_argument, NULL, 'c'},
         {"csv", no_argument, NULL, OPT_CSV},
         {"json", no_argument, NULL, OPT_JSON},
         {"raw-units", no_argument, NULL, OPT_RAW_UNITS},
+        {"metrics", no_argument, NULL, OPT_METRICS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -82,6 +90,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case OPT_CSV: s->format = FORMAT_CSV; break;
         case OPT_JSON: s->format = FORMAT_JSON; break;
         case OPT_RAW_UNITS: s->read.normalise_units = 0; break;
+        case OPT_METRICS: s->metrics = 1; break;
         case 'h':
             fputs(usage_text, stdout);
             exit(TB_EXIT_OK);
@@ -96,6 +105,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
     }
     if (optind >= argc)
         return usage_error("%s", "no run given");
+    if (s->metrics && (s->format == FORMAT_CSV || !s->read.normalise_units))
+        return usage_error("%s", "--metrics: in text or --json, with the units converted");
     return TB_EXIT_OK;
 }
 
@@ -286,8 +297,113 @@ static void print_json_strings(const char *key, const tb_run *run,
     fputs("],\n", stdout);
 }
 
+/* A rate with its interval where it has one. */
+static void print_rate(const tb_estimate *e)
+{
+    printf("%.6g", e->value);
+    if (isfinite(e->lo) && isfinite(e->hi))
+        printf(" [%.6g, %.6g]", e->lo, e->hi);
+}
+
+/* --metrics, in words. */
+static void print_metrics_text(const tb_run *run, const tb_run_metrics *m)
+{
+    printf("under its thermal limits, %.1f to %.1f s (each sample held until the next):\n",
+           m->from, m->to);
+    for (size_t i = 0; i < m->nsensors; i++) {
+        const tb_sensor_metrics *s = &m->sensors[i];
+        printf("  %s: peak %.2f °C, mean %.2f °C", tb_run_column(run, s->column)->name, s->peak,
+               s->mean);
+        for (size_t j = 0; j < s->ntrips; j++)
+            printf("%s %.1f s above %s %g °C", j ? "," : ";", s->above_s[j], s->trip_type[j],
+                   s->trip[j]);
+        putchar('\n');
+    }
+    for (size_t i = 0; i < m->ncooling; i++) {
+        const tb_cooling_metrics *c = &m->cooling[i];
+        printf("  %s: throttled %.1f %% of the time, mean state %.2f",
+               tb_run_column(run, c->column)->name, 100 * c->throttled_share, c->mean_state);
+        if (isfinite(c->max_state))
+            printf(" of %g", c->max_state);
+        putchar('\n');
+    }
+    for (size_t i = 0; i < m->npower; i++)
+        printf("  %s: mean %.4g W, %.4g J\n", tb_run_column(run, m->power[i].column)->name,
+               m->power[i].mean_w, m->power[i].energy_j);
+    if (isfinite(m->ops.value)) {
+        fputs("  work: ", stdout);
+        print_rate(&m->ops);
+        fputs(" operations/s; over the last third ", stdout);
+        print_rate(&m->ops_sustained);
+        fputs(" operations/s", stdout);
+        if (isfinite(m->ops_per_j))
+            printf("; %.4g operations/J", m->ops_per_j);
+        putchar('\n');
+    }
+}
+
+/* --metrics, as the "metrics" member of a run's JSON object. */
+static void print_metrics_json(const tb_run *run, const tb_run_metrics *m)
+{
+    printf(",\n  \"metrics\": {\"from\": ");
+    tb_json_number(stdout, m->from);
+    printf(", \"to\": ");
+    tb_json_number(stdout, m->to);
+    fputs(",\n   \"sensors\": [", stdout);
+    for (size_t i = 0; i < m->nsensors; i++) {
+        const tb_sensor_metrics *s = &m->sensors[i];
+        fputs(i ? ", {\"column\": " : "{\"column\": ", stdout);
+        tb_json_string(stdout, tb_run_column(run, s->column)->name);
+        fputs(", \"peak\": ", stdout);
+        tb_json_number(stdout, s->peak);
+        fputs(", \"mean\": ", stdout);
+        tb_json_number(stdout, s->mean);
+        fputs(", \"trips\": [", stdout);
+        for (size_t j = 0; j < s->ntrips; j++) {
+            fputs(j ? ", {\"type\": " : "{\"type\": ", stdout);
+            tb_json_string(stdout, s->trip_type[j]);
+            fputs(", \"temp\": ", stdout);
+            tb_json_number(stdout, s->trip[j]);
+            fputs(", \"above_s\": ", stdout);
+            tb_json_number(stdout, s->above_s[j]);
+            fputc('}', stdout);
+        }
+        fputs("]}", stdout);
+    }
+    fputs("],\n   \"cooling\": [", stdout);
+    for (size_t i = 0; i < m->ncooling; i++) {
+        const tb_cooling_metrics *c = &m->cooling[i];
+        fputs(i ? ", {\"column\": " : "{\"column\": ", stdout);
+        tb_json_string(stdout, tb_run_column(run, c->column)->name);
+        fputs(", \"throttled_share\": ", stdout);
+        tb_json_number(stdout, c->throttled_share);
+        fputs(", \"mean_state\": ", stdout);
+        tb_json_number(stdout, c->mean_state);
+        fputs(", \"max_state\": ", stdout);
+        tb_json_number(stdout, c->max_state);
+        fputc('}', stdout);
+    }
+    fputs("],\n   \"power\": [", stdout);
+    for (size_t i = 0; i < m->npower; i++) {
+        fputs(i ? ", {\"column\": " : "{\"column\": ", stdout);
+        tb_json_string(stdout, tb_run_column(run, m->power[i].column)->name);
+        fputs(", \"mean_W\": ", stdout);
+        tb_json_number(stdout, m->power[i].mean_w);
+        fputs(", \"energy_J\": ", stdout);
+        tb_json_number(stdout, m->power[i].energy_j);
+        fputc('}', stdout);
+    }
+    fputs("],\n   \"ops_per_s\": ", stdout);
+    tb_json_estimate(stdout, &m->ops);
+    fputs(", \"ops_per_s_sustained\": ", stdout);
+    tb_json_estimate(stdout, &m->ops_sustained);
+    fputs(", \"ops_per_J\": ", stdout);
+    tb_json_number(stdout, m->ops_per_j);
+    fputc('}', stdout);
+}
+
 static void print_json(const tb_run *run, const size_t *idx, size_t n,
-                       const tb_column_summary *sum, int first)
+                       const tb_column_summary *sum, int first, const tb_run_metrics *m)
 {
     time_t start;
 
@@ -332,7 +448,10 @@ static void print_json(const tb_run *run, const size_t *idx, size_t n,
         }
         printf("}%s\n", k + 1 < n ? "," : "");
     }
-    fputs("  ]\n }", stdout);
+    fputs("  ]", stdout);
+    if (m)
+        print_metrics_json(run, m);
+    fputs("\n }", stdout);
 }
 
 static int show_run(const char *path, const struct settings *s, int first)
@@ -341,6 +460,7 @@ static int show_run(const char *path, const struct settings *s, int first)
     tb_run *run = tb_run_read(path, &s->read, err, sizeof err);
     size_t n = 0, *idx;
     tb_column_summary *sum = NULL;
+    tb_run_metrics m = {0};
     int status = TB_EXIT_INPUT;
 
     if (!run) {
@@ -357,14 +477,24 @@ static int show_run(const char *path, const struct settings *s, int first)
     for (size_t k = 0; k < n; k++)
         if (tb_column_summarise(tb_run_column(run, idx[k]), &sum[k]) < 0)
             goto out;
+    if (s->metrics && tb_run_metrics_compute(run, -INFINITY, INFINITY, 0.95, &m, err,
+                                             sizeof err) < 0) {
+        fprintf(stderr, "tb-info: --metrics: %s\n", err);
+        status = strstr(err, "memory") ? TB_EXIT_OUTPUT : TB_EXIT_INPUT;
+        goto out;
+    }
     if (s->format == FORMAT_CSV)
         print_csv(run, idx, n, sum, first);
     else if (s->format == FORMAT_JSON)
-        print_json(run, idx, n, sum, first);
-    else
+        print_json(run, idx, n, sum, first, s->metrics ? &m : NULL);
+    else {
         print_text(run, idx, n, sum, first);
+        if (s->metrics)
+            print_metrics_text(run, &m);
+    }
     status = TB_EXIT_OK;
 out:
+    tb_run_metrics_clear(&m);
     if (status == TB_EXIT_OUTPUT)
         fprintf(stderr, "tb-info: %s: out of memory\n", path);
     free(sum);

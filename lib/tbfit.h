@@ -568,6 +568,67 @@ int tb_run_length_estimate(const tb_series *s, const tb_fit_options *opt,
 void tb_run_length_clear(tb_run_length *rl);   /* NULL is accepted */
 
 /* ------------------------------------------------------------------ */
+/* A run under thermal limits                                          */
+/* ------------------------------------------------------------------ */
+
+#define TB_METRICS_MAX_TRIPS 8
+
+/* A temperature column (°C) of a run, against its zone's trip points. */
+typedef struct tb_sensor_metrics {
+    size_t column;                      /* its index in the run */
+    double peak, mean;                  /* °C; the mean weighted by time */
+    size_t ntrips;                      /* "# trip.NAME.K" of its zone */
+    double trip[TB_METRICS_MAX_TRIPS];  /* °C, in the file's order */
+    char trip_type[TB_METRICS_MAX_TRIPS][16];   /* "passive", ... */
+    double above_s[TB_METRICS_MAX_TRIPS];       /* s above each trip */
+} tb_sensor_metrics;
+
+/* A cooling device's state column (tb-record's TYPE_cdevN/state). */
+typedef struct tb_cooling_metrics {
+    size_t column;
+    double max_state;        /* "# max_state.NAME"; NaN when not given */
+    double throttled_share;  /* of the time, at a state above 0 */
+    double mean_state;       /* weighted by time */
+} tb_cooling_metrics;
+
+/* A power column (W). */
+typedef struct tb_power_metrics {
+    size_t column;
+    double mean_w;           /* weighted by time */
+    double energy_j;         /* its integral over the window */
+} tb_power_metrics;
+
+/* How a run did under its thermal limits, within a window. */
+typedef struct tb_run_metrics {
+    double from, to;                    /* s: the window, as found */
+    size_t nsensors, ncooling, npower;
+    tb_sensor_metrics *sensors;
+    tb_cooling_metrics *cooling;
+    tb_power_metrics *power;
+    tb_estimate ops;          /* operations/s of the work counters summed
+                                 (tb_work_rate_estimate()); NaN: none */
+    tb_estimate ops_sustained;/* the same over the window's last third:
+                                 the rate the board kept once warm */
+    double ops_per_j;         /* work per joule of the first power column;
+                                 NaN without both */
+} tb_run_metrics;
+
+/*
+ * The metrics of RUN within FROM <= t <= TO (-∞/∞: all of it): for each
+ * temperature column its peak, time-weighted mean and the time above each
+ * trip point tb-record wrote for it; for each cooling device's state
+ * column (unit "state") the share of time above state 0 and the mean
+ * state; for each power column its mean and energy; the work rate overall
+ * and over the last third, with LEVEL intervals, and work per joule.  Each
+ * sample is held until the next (as the kernel's state and a sensor's
+ * reading are).  0, or -1 with ERR when memory runs out or the window
+ * holds no point.  Release with tb_run_metrics_clear().
+ */
+int tb_run_metrics_compute(const tb_run *run, double from, double to, double level,
+                           tb_run_metrics *m, char *err, size_t errlen);
+void tb_run_metrics_clear(tb_run_metrics *m);
+
+/* ------------------------------------------------------------------ */
 /* Power: from temperature curves to thermal resistance               */
 /* ------------------------------------------------------------------ */
 
