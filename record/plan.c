@@ -179,7 +179,7 @@ struct parser {
 
 static const char *const keys[] = {
     "time", "period", "repeat", "order", "cooldown", "cooldown-sensor", "fan",
-    "record", "run", "name", "cpus", "recorder", NULL,
+    "record", "run", "name", "cpus", "recorder", "zone", NULL,
 };
 
 static int perr(struct parser *ps, const char *fmt, ...)
@@ -414,7 +414,7 @@ static int parse_setting(struct parser *ps, const char *key, char **w, int nw)
         k++;
     if (!keys[k])
         return perr(ps, "unknown key '%s' (time, period, repeat, order, cooldown, "
-                    "cooldown-sensor, fan, record, run, name, cpus, recorder; or vary, with)", key);
+                    "cooldown-sensor, fan, record, run, name, cpus, zone, recorder; or vary, with)", key);
     if (ps->seen[k])
         return perr(ps, "%s is set already (line %d)", key, ps->seen[k]);
     ps->seen[k] = ps->line;
@@ -467,6 +467,8 @@ static int parse_setting(struct parser *ps, const char *key, char **w, int nw)
             p->name_template = s;
         else if (!strcmp(key, "cpus"))
             p->cpus = s;
+        else if (!strcmp(key, "zone"))
+            p->zone = s;
         else
             p->recorder = s;
     }
@@ -804,6 +806,7 @@ static void hash_plan(struct plan *p)
     for (size_t i = 0; i < p->nrun; i++)
         h = fnv1a(h, p->run[i]);
     h = fnv1a(h, p->cpus ? p->cpus : "");
+    h = fnv1a(h, p->zone ? p->zone : "");
     for (size_t i = 0; i < p->nruns; i++) {
         h = fnv1a(h, p->runs[i].name);
         for (size_t v = 0; v < p->nvars; v++) {
@@ -874,6 +877,7 @@ void plan_free(struct plan *p)
     free(p->cool_sensor);
     free(p->fan_cmd);
     free(p->cpus);
+    free(p->zone);
     free(p->recorder);
     free(p->name_template);
     plan_free_words(p->record);

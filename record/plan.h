@@ -48,6 +48,8 @@ struct plan {
     char *cool_sensor;           /* zone type or file; NULL: the first zone */
     char *fan_cmd;
     char *cpus;                  /* the CPUs whose frequency "freq" sets */
+    char *zone;                  /* the thermal zone its settings set (a
+                                    type or thermal_zoneN); NULL: the first */
     char *recorder;              /* NULL: tb-record beside us or on PATH */
     char *name_template;         /* NULL: the values, joined by '_' */
     char **record;               /* tb-record's options, as words */

@@ -13,6 +13,7 @@
 #include <config.h>
 
 #include "cpufreq.h"
+#include "thermal_zone.h"
 #include "journal.h"
 #include "plan.h"
 
@@ -86,8 +87,8 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 every run done and its benchmark exited 0; 1 done, but\n"
     "some benchmark failed; 2 a usage error or a bad plan; 3 the output, the\n"
-    "journal, cpufreq, the recorder or a sensor failed; 128+N stopped by\n"
-    "signal N (the series resumes when run again).\n";
+    "journal, cpufreq, the thermal zone, the recorder or a sensor failed;\n"
+    "128+N stopped by signal N (the series resumes when run again).\n";
 
 static int usage_error(const char *fmt, ...)
 {
@@ -550,14 +551,26 @@ static int check_strangers(const struct plan *p, struct journal *j, const char *
     return 0;
 }
 
-/* The journal's cpufreq as found, each line checked against what the CPUs
- * offer before any of it is taken (it is written back to /sys, as root);
- * and a run started with nothing saved before it, whose state is then not
- * the machine's own.  0, or -1 said (nothing taken). */
-static int check_saved(struct journal *j, struct cpufreq *cf)
+/* One saved line of the journal into CF or TZ: 0, or -1 with ERR. */
+static int take_saved(struct cpufreq *cf, struct tz *tz, const char *text, char *err,
+                      size_t errlen)
+{
+    int rc = tz_saved_parse(tz, text, err, errlen);
+    if (rc != 0 || !strncmp(text, "zone ", 5))
+        return rc < 0 ? -1 : 0;
+    return cpufreq_saved_parse(cf, text, err, errlen) < 0 ? -1 : 0;
+}
+
+/* The journal's settings as found (cpufreq's and the thermal zone's), each
+ * line checked against what the machine offers before any of it is taken
+ * (it is written back to /sys, as root); and a run started with nothing
+ * saved before it, whose state is then not the machine's own.  0, or -1
+ * said (nothing taken). */
+static int check_saved(struct journal *j, struct cpufreq *cf, struct tz *tz)
 {
     char err[512];
-    struct cpufreq probe = *cf;   /* checked on a copy: all or nothing */
+    struct cpufreq probe = *cf;   /* checked on copies: all or nothing */
+    struct tz tz_probe = *tz;
     struct cpufreq_cpu *cpus = malloc((cf->n ? cf->n : 1) * sizeof *cpus);
     if (!cpus) {
         fprintf(stderr, "tb-series: out of memory\n");
@@ -566,22 +579,59 @@ static int check_saved(struct journal *j, struct cpufreq *cf)
     memcpy(cpus, cf->cpus, cf->n * sizeof *cpus);
     probe.cpus = cpus;
     for (size_t k = 0; k < j->nsaved; k++)
-        if (cpufreq_saved_parse(&probe, j->saved[k], err, sizeof err) < 0) {
-            fprintf(stderr, "tb-series: %s:%zu: saved %s: %s; nothing is written to cpufreq "
-                    "from the journal (give the CPUs' settings back by hand, then --restart)\n",
+        if (take_saved(&probe, &tz_probe, j->saved[k], err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: %s:%zu: saved %s: %s; nothing is written to /sys "
+                    "from the journal (give the settings back by hand, then --restart)\n",
                     j->path, j->saved_line[k], j->saved[k], err);
             free(cpus);
             return -1;
         }
     free(cpus);
     if (j->nsaved == 0 && j->unsaved_start) {
-        fprintf(stderr, "tb-series: %s:%zu: a run started with no cpufreq saved before it (saved "
-                "lines deleted?): the CPUs' settings now may be the series' own, not the "
-                "machine's; give them back by hand, then --restart\n", j->path, j->unsaved_start);
+        fprintf(stderr, "tb-series: %s:%zu: a run started with nothing saved before it (saved "
+                "lines deleted?): the CPUs' and zone's settings now may be the series' own, not "
+                "the machine's; give them back by hand, then --restart\n", j->path,
+                j->unsaved_start);
         return -1;
     }
     for (size_t k = 0; k < j->nsaved; k++)
-        cpufreq_saved_parse(cf, j->saved[k], err, sizeof err);
+        take_saved(cf, tz, j->saved[k], err, sizeof err);
+    return 0;
+}
+
+/* The thermal settings the plan varies (tz_is_key()), into KEYS; how many. */
+static size_t thermal_keys(const struct plan *p, const char **keys)
+{
+    size_t n = 0;
+    for (size_t v = 0; v < p->nvars && n < TZ_MAX_SETTINGS; v++)
+        if (tz_is_key(p->vars[v].name))
+            keys[n++] = p->vars[v].name;
+    return n;
+}
+
+/* Open the plan's thermal zone into TZ and check every value of its
+ * settings against what it offers.  0; SERIES_EXIT_USAGE when one is not
+ * (said, naming the plan's line); SERIES_EXIT_SYSTEM when the zone or a
+ * setting's file is not there or not writable (said; a dry run goes on). */
+static int check_thermal(const struct plan *p, const struct settings *s, struct tz *tz)
+{
+    const char *keys[TZ_MAX_SETTINGS];
+    char err[1024], out[128];
+    size_t n = thermal_keys(p, keys);
+    if (tz_open(tz, s->sysfs_root, p->zone, keys, n, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-series: %s%s\n", s->dry_run ? "note: the thermal settings are not "
+                "checked: " : "", err);
+        return SERIES_EXIT_SYSTEM;
+    }
+    for (size_t v = 0; v < p->nvars; v++) {
+        const struct plan_var *pv = &p->vars[v];
+        for (size_t k = 0; tz_is_key(pv->name) && k < pv->nvalues; k++)
+            if (tz_value(tz, pv->name, pv->values[k], out, sizeof out, err, sizeof err) < 0) {
+                fprintf(stderr, "tb-series: %s:%d: %s %s: %s\n", p->path, pv->line, pv->name,
+                        pv->values[k], err);
+                return SERIES_EXIT_USAGE;
+            }
+    }
     return 0;
 }
 
@@ -612,6 +662,30 @@ static int check_frequencies(const struct plan *p, const struct settings *s, str
     return 0;
 }
 
+/* The settings as found, into the journal before the first change; or,
+ * a series killed before it gave them back having saved them, those it
+ * saved (the machine's own, not what it left), checked.  0; -1 said, a
+ * journal line that cannot be taken; -2 said, the journal not written. */
+static int save_settings(struct journal *j, struct cpufreq *cf, struct tz *tz)
+{
+    char line[512];
+    if (check_saved(j, cf, tz) < 0)
+        return -1;
+    if (j->nsaved > 0)
+        return 0;
+    for (size_t k = 0; k < cf->n + tz->n; k++) {
+        if (k < cf->n)
+            cpufreq_saved_text(cf, k, line, sizeof line);
+        else
+            tz_saved_text(tz, k - cf->n, line, sizeof line);
+        if (journal_write(j, "saved %s", line) < 0) {
+            fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
+            return -2;
+        }
+    }
+    return 0;
+}
+
 struct tally {
     size_t done, before, failed;
     char first_failed[1024];   /* the first run whose benchmark failed */
@@ -626,10 +700,30 @@ static void tally_failed(struct tally *t, const char *name, int status)
     }
 }
 
-static int run_series(struct plan *p, const struct settings *s, const char *dir,
-                      struct journal *j, struct cpufreq *cf, const char *recorder,
-                      const char *sensor, struct tally *t)
+/* Run R's thermal settings written where they change (LAST: each
+ * setting's value now, "" before the first).  0, or -1 said. */
+static int apply_thermal(const struct plan *p, const struct plan_run *r, struct tz *tz,
+                         char last[][128])
 {
+    char err[1024];
+    for (size_t i = 0; i < tz->n; i++) {
+        const char *value = plan_value(p, r, tz->set[i].key);
+        if (!value || !strcmp(value, last[i]))
+            continue;
+        if (tz_set(tz, tz->set[i].key, value, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: %s\n", err);
+            return -1;
+        }
+        snprintf(last[i], sizeof last[i], "%s", value);
+    }
+    return 0;
+}
+
+static int run_series(struct plan *p, const struct settings *s, const char *dir,
+                      struct journal *j, struct cpufreq *cf, struct tz *tz,
+                      const char *recorder, const char *sensor, struct tally *t)
+{
+    char tz_last[TZ_MAX_SETTINGS][128] = {{0}};
     char a[64], what[1024], err[1024];
     double series_t0 = now_s();
     size_t todo = 0, started = 0;
@@ -671,6 +765,8 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
                 khz_now = khz;
             }
         }
+        if (apply_thermal(p, r, tz, tz_last) < 0)
+            return SERIES_EXIT_SYSTEM;
         double waited = 0, start_temp = NAN;
         if (p->has_cooldown && cool_down(p, sensor, s, &waited, &start_temp) < 0)
             return stop_signal ? 128 + stop_signal : SERIES_EXIT_SYSTEM;
@@ -747,8 +843,11 @@ int main(int argc, char **argv)
     char *dir = output_dir(&s);
     char *recorder = find_recorder(&p, &s);
     struct cpufreq cf = {0};
+    struct tz tz = {0};
     struct journal j = {.fd = -1};
     int has_freq = plan_value(&p, &p.runs[0], "freq") != NULL;
+    const char *tz_keys[TZ_MAX_SETTINGS];
+    int has_thermal = thermal_keys(&p, tz_keys) > 0;
     char sensor[4096] = "";
     rc = SERIES_EXIT_SYSTEM;
     if (!dir || !recorder) {
@@ -761,6 +860,13 @@ int main(int argc, char **argv)
         int fc = check_frequencies(&p, &s, &cf);
         if (fc != 0 && !(s.dry_run && fc == SERIES_EXIT_SYSTEM)) {
             rc = fc;
+            goto out;
+        }
+    }
+    if (has_thermal) {
+        int tc = check_thermal(&p, &s, &tz);
+        if (tc != 0 && !(s.dry_run && tc == SERIES_EXIT_SYSTEM)) {
+            rc = tc;
             goto out;
         }
     }
@@ -793,22 +899,12 @@ int main(int argc, char **argv)
     }
     if (!s.restart && check_strangers(&p, &j, dir) < 0)
         goto out;
-    if (has_freq) {
-        /* settings saved by a series that was killed before it gave them
-         * back are the machine's own, not what it left */
-        if (check_saved(&j, &cf) < 0) {
-            rc = SERIES_EXIT_USAGE;
+    if (has_freq || has_thermal) {
+        int saved = save_settings(&j, &cf, &tz);
+        if (saved < 0) {
+            rc = saved == -1 ? SERIES_EXIT_USAGE : SERIES_EXIT_SYSTEM;
             goto out;
         }
-        if (j.nsaved == 0)
-            for (size_t k = 0; k < cf.n; k++) {
-                char line[256];
-                cpufreq_saved_text(&cf, k, line, sizeof line);
-                if (journal_write(&j, "saved %s", line) < 0) {
-                    fprintf(stderr, "tb-series: %s: %s\n", j.path, strerror(errno));
-                    goto out;
-                }
-            }
     }
 
     struct sigaction sa = {.sa_handler = on_signal};
@@ -817,10 +913,18 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
 
     struct tally t = {0};
-    rc = run_series(&p, &s, dir, &j, &cf, recorder, sensor, &t);
-    if (has_freq) {
-        if (cpufreq_restore(&cf, err, sizeof err) < 0) {
+    rc = run_series(&p, &s, dir, &j, &cf, &tz, recorder, sensor, &t);
+    if (has_freq || has_thermal) {
+        int given = 1;
+        if (has_freq && cpufreq_restore(&cf, err, sizeof err) < 0) {
             fprintf(stderr, "tb-series: cpufreq not given back: %s\n", err);
+            given = 0;
+        }
+        if (has_thermal && tz_restore(&tz, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-series: the thermal zone's settings not given back: %s\n", err);
+            given = 0;
+        }
+        if (!given) {
             rc = SERIES_EXIT_SYSTEM;
         } else if (journal_write(&j, "restored") < 0) {
             fprintf(stderr, "tb-series: %s: %s\n", j.path, strerror(errno));
