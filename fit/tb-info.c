@@ -477,12 +477,15 @@ static int show_run(const char *path, const struct settings *s, int first)
     for (size_t k = 0; k < n; k++)
         if (tb_column_summarise(tb_run_column(run, idx[k]), &sum[k]) < 0)
             goto out;
-    if (s->metrics && tb_run_metrics_compute(run, -INFINITY, INFINITY, 0.95, &m, err,
-                                             sizeof err) < 0) {
+    int mrc = s->metrics ? tb_run_metrics_compute(run, -INFINITY, INFINITY, 0.95, &m, err,
+                                                  sizeof err) : 0;
+    if (mrc == -1) {
         fprintf(stderr, "tb-info: --metrics: %s\n", err);
-        status = strstr(err, "memory") ? TB_EXIT_OUTPUT : TB_EXIT_INPUT;
+        status = TB_EXIT_INPUT;
         goto out;
     }
+    if (mrc < 0)
+        goto out;   /* out of memory, said below */
     if (s->format == FORMAT_CSV)
         print_csv(run, idx, n, sum, first);
     else if (s->format == FORMAT_JSON)

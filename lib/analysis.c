@@ -674,9 +674,12 @@ static const tb_fit *network_fit(const tb_analysis_options *o, struct column *c,
     if (!from)
         return NULL;
     *series = 0;
+    /* R_th = −Σkⱼ/ΔP of each fit, over each one's own terms */
     ps->shape_r_th = 0;
+    for (int j = 0; j < p->fit->order; j++)
+        ps->shape_r_th += p->fit->series[0].k[j].value / ps->step;
     for (int j = 0; j < from->order; j++)
-        ps->shape_r_th += (p->fit->series[0].k[j].value - from->series[0].k[j].value) / ps->step;
+        ps->shape_r_th -= from->series[0].k[j].value / ps->step;
     return from;
 }
 

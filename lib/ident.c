@@ -737,13 +737,13 @@ static double residual_slope(const double *res, const double *g, const size_t *a
         }
     if (!(gg > 0))
         return 0;
-    *beta = eg / gg;
+    double b = eg / gg;
     for (size_t r = 0; r < runs; r++) {
         double prev = NAN;
         for (size_t k = at[r]; k < at[r + 1]; k++) {
             if (!isfinite(g[k]))
                 continue;
-            double e = res[k] - *beta * g[k];
+            double e = res[k] - b * g[k];
             rr += e * e;
             if (!isnan(prev))
                 r1 += e * prev;
@@ -752,8 +752,9 @@ static double residual_slope(const double *res, const double *g, const size_t *a
         }
     }
     if (n < 20)
-        return 0;
+        return 0;   /* too few to say: β unknown, not a number without an error */
     double rho = rr > 0 ? fmin(fmax(r1 / rr, 0), 0.99) : 0;
+    *beta = b;
     *se = sqrt(rr / (double)(n - 1) / gg * (1 + rho) / (1 - rho));
     return *se > 0 ? *beta / *se : 0;
 }

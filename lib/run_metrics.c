@@ -173,7 +173,7 @@ int tb_run_metrics_compute(const tb_run *run, double from, double to, double lev
 oom:
     tb_run_metrics_clear(m);
     snprintf(err, errlen, "out of memory");
-    return -1;
+    return -2;
 }
 
 void tb_run_metrics_clear(tb_run_metrics *m)

@@ -621,8 +621,8 @@ typedef struct tb_run_metrics {
  * state; for each power column its mean and energy; the work rate overall
  * and over the last third, with LEVEL intervals, and work per joule.  Each
  * sample is held until the next (as the kernel's state and a sensor's
- * reading are).  0, or -1 with ERR when memory runs out or the window
- * holds no point.  Release with tb_run_metrics_clear().
+ * reading are).  0; -1 with ERR when the window holds under two points,
+ * -2 when memory runs out.  Release with tb_run_metrics_clear().
  */
 int tb_run_metrics_compute(const tb_run *run, double from, double to, double level,
                            tb_run_metrics *m, char *err, size_t errlen);

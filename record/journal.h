@@ -5,7 +5,10 @@
  * One line an event, synced to disk before the series goes on:
  *   tb-series journal 2 plan=HASH runs=N    the plan it belongs to
  *   saved cpu0 GOVERNOR MIN MAX             cpufreq as found, before a change
- *   restored                                cpufreq given back
+ *   saved zone thermal_zone0 KEY VALUE      a thermal zone's setting, likewise
+ *   restored                                the settings given back (another
+ *                                           plan's saved lines written again
+ *                                           after it: not this series' to give)
  *   start NAME                              a run started
  *   done NAME STATUS                        its file complete; its exit status
  * A run with a start and no done after it was cut, and is run again.

@@ -576,7 +576,8 @@ static int check_saved(struct journal *j, struct cpufreq *cf, struct tz *tz)
         fprintf(stderr, "tb-series: out of memory\n");
         return -1;
     }
-    memcpy(cpus, cf->cpus, cf->n * sizeof *cpus);
+    if (cf->n)   /* no CPUs (a plan without freq): no array to copy */
+        memcpy(cpus, cf->cpus, cf->n * sizeof *cpus);
     probe.cpus = cpus;
     for (size_t k = 0; k < j->nsaved; k++)
         if (take_saved(&probe, &tz_probe, j->saved[k], err, sizeof err) < 0) {
@@ -599,13 +600,14 @@ static int check_saved(struct journal *j, struct cpufreq *cf, struct tz *tz)
     return 0;
 }
 
-/* The thermal settings the plan varies (tz_is_key()), into KEYS; how many. */
+/* The thermal settings the plan varies (tz_is_key()), the first
+ * TZ_MAX_SETTINGS into KEYS; how many there are (tz_open() refuses more). */
 static size_t thermal_keys(const struct plan *p, const char **keys)
 {
     size_t n = 0;
-    for (size_t v = 0; v < p->nvars && n < TZ_MAX_SETTINGS; v++)
-        if (tz_is_key(p->vars[v].name))
-            keys[n++] = p->vars[v].name;
+    for (size_t v = 0; v < p->nvars; v++)
+        if (tz_is_key(p->vars[v].name) && n++ < TZ_MAX_SETTINGS)
+            keys[n - 1] = p->vars[v].name;
     return n;
 }
 
@@ -662,6 +664,49 @@ static int check_frequencies(const struct plan *p, const struct settings *s, str
     return 0;
 }
 
+/* Whether the journal saved the setting of LINE ("cpu0 ..." or "zone Z
+ * KEY ...") already: a line with its words up to the value. */
+static int saved_already(const struct journal *j, const char *line)
+{
+    size_t len = strcspn(line, " ");   /* "cpuN" */
+    if (!strncmp(line, "zone ", 5)) {   /* "zone Z KEY" */
+        const char *key = strchr(line + 5, ' ');
+        const char *end = key ? strchr(key + 1, ' ') : NULL;
+        len = end ? (size_t)(end - line) : strlen(line);
+    }
+    for (size_t k = 0; k < j->nsaved; k++)
+        if (!strncmp(j->saved[k], line, len) && j->saved[k][len] == ' ')
+            return 1;
+    return 0;
+}
+
+/* Whether saved line TEXT is of one of CF's CPUs or TZ's settings. */
+static int saved_is_ours(const struct cpufreq *cf, const struct tz *tz, const char *text)
+{
+    int cpu, used = 0;
+    if (sscanf(text, "cpu%d%n", &cpu, &used) == 1 && text[used] == ' ')
+        for (size_t k = 0; k < cf->n; k++)
+            if (cf->cpus[k].cpu == cpu)
+                return 1;
+    return tz_saved_is(tz, text);
+}
+
+/* The settings given back: "restored", and again each saved line that was
+ * not this series' to give back (another plan's, kept over --restart).
+ * 0, or -1 said. */
+static int journal_restored(struct journal *j, const struct cpufreq *cf, const struct tz *tz)
+{
+    if (journal_write(j, "restored") < 0)
+        goto fail;
+    for (size_t k = 0; k < j->nsaved; k++)
+        if (!saved_is_ours(cf, tz, j->saved[k]) && journal_write(j, "saved %s", j->saved[k]) < 0)
+            goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
+    return -1;
+}
+
 /* The settings as found, into the journal before the first change; or,
  * a series killed before it gave them back having saved them, those it
  * saved (the machine's own, not what it left), checked.  0; -1 said, a
@@ -671,13 +716,15 @@ static int save_settings(struct journal *j, struct cpufreq *cf, struct tz *tz)
     char line[512];
     if (check_saved(j, cf, tz) < 0)
         return -1;
-    if (j->nsaved > 0)
-        return 0;
+    /* each setting on its own: a journal may hold another plan's (kept
+     * over --restart), whose lines say nothing of this one's */
     for (size_t k = 0; k < cf->n + tz->n; k++) {
         if (k < cf->n)
             cpufreq_saved_text(cf, k, line, sizeof line);
         else
             tz_saved_text(tz, k - cf->n, line, sizeof line);
+        if (saved_already(j, line))
+            continue;
         if (journal_write(j, "saved %s", line) < 0) {
             fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
             return -2;
@@ -701,14 +748,18 @@ static void tally_failed(struct tally *t, const char *name, int status)
 }
 
 /* Run R's thermal settings written where they change (LAST: each
- * setting's value now, "" before the first).  0, or -1 said. */
+ * setting's value now, "" before the first), the policy first.  0, or -1
+ * said. */
 static int apply_thermal(const struct plan *p, const struct plan_run *r, struct tz *tz,
                          char last[][128])
 {
     char err[1024];
-    for (size_t i = 0; i < tz->n; i++) {
+    /* the policy first: a cooling state written under the governor before
+     * it would be overwritten by that governor */
+    for (size_t k = 0; k < 2 * tz->n; k++) {
+        size_t i = k % tz->n;
         const char *value = plan_value(p, r, tz->set[i].key);
-        if (!value || !strcmp(value, last[i]))
+        if ((tz->set[i].kind == TZ_POLICY) != (k < tz->n) || !value || !strcmp(value, last[i]))
             continue;
         if (tz_set(tz, tz->set[i].key, value, err, sizeof err) < 0) {
             fprintf(stderr, "tb-series: %s\n", err);
@@ -924,12 +975,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "tb-series: the thermal zone's settings not given back: %s\n", err);
             given = 0;
         }
-        if (!given) {
+        if (!given || journal_restored(&j, &cf, &tz) < 0)
             rc = SERIES_EXIT_SYSTEM;
-        } else if (journal_write(&j, "restored") < 0) {
-            fprintf(stderr, "tb-series: %s: %s\n", j.path, strerror(errno));
-            rc = SERIES_EXIT_SYSTEM;
-        }
     }
     fprintf(stderr, "tb-series: %zu runs: %zu done now, %zu done before", p.nruns, t.done, t.before);
     if (t.failed)

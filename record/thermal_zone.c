@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,19 +81,25 @@ static int find_zone(struct tz *z, const char *root, const char *zone, char *dir
     DIR *d = opendir(base);
     struct dirent *e;
     int found = 0;
-    while (d && !found && (e = readdir(d))) {
+    while (d && (e = readdir(d))) {
         if (strncmp(e->d_name, "thermal_zone", 12) != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s/type", base, e->d_name);
         char type[256] = "";
         read_line(path, type, sizeof type);
-        if (zone ? !strcmp(zone, e->d_name) || !strcmp(zone, type)
-                 : !strcmp(e->d_name, "thermal_zone0")) {
-            snprintf(z->zone, sizeof z->zone, "%s", e->d_name);
-            snprintf(z->type, sizeof z->type, "%s", type);
-            snprintf(dir, len, "%s/%s", base, e->d_name);
-            found = 1;
+        if (!(zone ? !strcmp(zone, e->d_name) || !strcmp(zone, type)
+                   : !strcmp(e->d_name, "thermal_zone0")))
+            continue;
+        /* two zones of one type (two acpitz): which one is the user's? */
+        if (found++) {
+            snprintf(err, errlen, "two thermal zones of type %s (%s and %s): give zone = "
+                     "thermal_zoneN", zone, z->zone, e->d_name);
+            closedir(d);
+            return -1;
         }
+        snprintf(z->zone, sizeof z->zone, "%s", e->d_name);
+        snprintf(z->type, sizeof z->type, "%s", type);
+        snprintf(dir, len, "%s/%s", base, e->d_name);
     }
     if (d)
         closedir(d);
@@ -130,9 +137,9 @@ static int add_setting(struct tz *z, const char *root, const char *dir, const ch
         return -1;
     }
     /* a trip the firmware fixed reads, and is not written: its mode says */
-    if (!(st.st_mode & 0222)) {
-        snprintf(err, errlen, "%s: %s is not writable (a trip point the device tree fixed, or a "
-                 "kernel without CONFIG_THERMAL_WRITABLE_TRIPS)", key, s->path);
+    if (!(st.st_mode & 0222) || access(s->path, W_OK) != 0) {
+        snprintf(err, errlen, "%s: %s is not writable (a trip point the device tree fixed, a "
+                 "kernel without CONFIG_THERMAL_WRITABLE_TRIPS, or not root)", key, s->path);
         return -1;
     }
     z->n++;
@@ -201,14 +208,15 @@ int tz_value(const struct tz *z, const char *key, const char *value, char *out, 
         x *= 1000;   /* °C to the m°C the kernel writes */
         end += strlen(end);
     }
-    long long hi = s->kind == TZ_STATE ? s->hi : s->kind == TZ_TEMP ? 1000000 : 1000000000000LL;
+    /* the kernel keeps the allocator's constants in 32 bits */
+    long long hi = s->kind == TZ_STATE ? s->hi : s->kind == TZ_TEMP ? 1000000 : 2147483647LL;
     long long lo = s->kind == TZ_TEMP ? -273150 : 0;
-    if (end == value || *end || errno || x != (double)(long long)x || x < (double)lo ||
-        x > (double)hi) {
+    if (end == value || *end || errno || !(x >= (double)lo && x <= (double)hi) ||
+        x != floor(x)) {
         snprintf(err, errlen, "%s: '%s' is not %s", key, value,
                  s->kind == TZ_STATE ? "a state from 0 to the device's max_state"
                  : s->kind == TZ_TEMP ? "a temperature (85C, or m°C as the kernel writes it)"
-                                      : "a whole number from 0");
+                                      : "a whole number from 0 to 2147483647");
         if (s->kind == TZ_STATE)
             snprintf(err + strlen(err), errlen - strlen(err), " (%lld)", s->hi);
         return -1;
@@ -269,22 +277,30 @@ int tz_restore(struct tz *z, char *err, size_t errlen)
 
 void tz_saved_text(const struct tz *z, size_t i, char *buf, size_t len)
 {
-    snprintf(buf, len, "zone %s %s", z->set[i].key, z->set[i].saved);
+    snprintf(buf, len, "zone %s %s %s", z->zone, z->set[i].key, z->set[i].saved);
+}
+
+int tz_saved_is(const struct tz *z, const char *text)
+{
+    char zone[256], key[48];
+    if (sscanf(text, "zone %255s %47s", zone, key) != 2 || strcmp(zone, z->zone) != 0)
+        return 0;
+    return setting((struct tz *)z, key) != NULL;
 }
 
 int tz_saved_parse(struct tz *z, const char *text, char *err, size_t errlen)
 {
-    char key[48], value[128], checked[128];
+    char zone[256], key[48], value[128], checked[128];
     int used = 0;
     if (strncmp(text, "zone ", 5) != 0)
         return 0;
-    if (sscanf(text, "zone %47s %127s%n", key, value, &used) != 2 || text[used]) {
-        snprintf(err, errlen, "not a setting as tb-series writes it ('zone KEY VALUE')");
+    if (sscanf(text, "zone %255s %47s %127s%n", zone, key, value, &used) != 3 || text[used]) {
+        snprintf(err, errlen, "not a setting as tb-series writes it ('zone ZONE KEY VALUE')");
         return -1;
     }
     struct tz_setting *s = setting(z, key);
-    if (!s)
-        return 0;   /* a setting this plan does not set: not ours to give back */
+    if (strcmp(zone, z->zone) != 0 || !s)
+        return 0;   /* another zone's, or a setting this plan does not set: kept, not taken */
     if (tz_value(z, key, value, checked, sizeof checked, err, errlen) < 0)
         return -1;
     snprintf(s->saved, sizeof s->saved, "%s", checked);

@@ -63,11 +63,14 @@ int tz_set(struct tz *z, const char *key, const char *value, char *err, size_t e
 /* Give every setting back its value as found (policy last).  0, or -1. */
 int tz_restore(struct tz *z, char *err, size_t errlen);
 
-/* Setting I as found, as a journal's words ("zone policy step_wise"); and
- * back from such words: 1 when it names one of Z's settings and was
- * taken, 0 when it is no "zone" line, -1 when its value is not one the
- * zone can be given (nothing taken then), with why in ERR. */
+/* Setting I as found, as a journal's words ("zone thermal_zone0 policy
+ * step_wise"); and back from such words: 1 when it names one of Z's
+ * settings and was taken, 0 when it is no "zone" line or another zone's
+ * or setting's (not Z's to give back), -1 when its value is not one the
+ * zone can be given (nothing taken then), with why in ERR.
+ * tz_saved_is(): whether TEXT is the saved line of one of Z's settings. */
 void tz_saved_text(const struct tz *z, size_t i, char *buf, size_t len);
 int tz_saved_parse(struct tz *z, const char *text, char *err, size_t errlen);
+int tz_saved_is(const struct tz *z, const char *text);
 
 #endif
