@@ -148,6 +148,12 @@ void tb_json_number(FILE *f, double x)
     fputs(buf, f);
 }
 
+void tb_json_field(FILE *f, const char *key, double x)
+{
+    fprintf(f, ", \"%s\": ", key);
+    tb_json_number(f, x);
+}
+
 void tb_json_estimate(FILE *f, const tb_estimate *e)
 {
     fputs("{\"value\": ", f);

@@ -51,6 +51,8 @@ void tb_json_string(FILE *f, const char *s);
 /* X as a JSON number that reads back as X, or null when it is not
  * finite. */
 void tb_json_number(FILE *f, double x);
+/* ", \"KEY\": X": a number member after another of its object. */
+void tb_json_field(FILE *f, const char *key, double x);
 
 /* E as {"value": …, "lo": …, "hi": …}. */
 void tb_json_estimate(FILE *f, const tb_estimate *e);

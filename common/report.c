@@ -56,12 +56,6 @@ static void json_thermal_flags(FILE *f, unsigned flags)
 }
 
 /* ", \"KEY\": X" */
-static void json_field(FILE *f, const char *key, double x)
-{
-    fprintf(f, ", \"%s\": ", key);
-    tb_json_number(f, x);
-}
-
 /* The network, and the sustainable power when there is one. */
 static void json_thermal(FILE *f, const tb_fit_report *r)
 {
@@ -69,16 +63,16 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     const tb_sustainable *su = r->c->sustainable;
     fputs(",\n  \"thermal\": {\"power_column\": ", f);
     tb_json_string(f, r->power);
-    json_field(f, "power_step_W", th->power.step);
-    json_field(f, "power_step_se_W", th->power.se);
-    json_field(f, "load_W", th->power.load);
-    json_field(f, "idle_W", th->power.idle);
-    json_field(f, "power_departure", th->power.departure);
-    json_field(f, "power_shape_R_th", th->power.shape_r_th);
-    json_field(f, "T_start", th->t_start);
-    json_field(f, "start_drift", th->start_drift);
-    json_field(f, "start_drift_lo", th->start_drift_lo);
-    json_field(f, "start_drift_hi", th->start_drift_hi);
+    tb_json_field(f, "power_step_W", th->power.step);
+    tb_json_field(f, "power_step_se_W", th->power.se);
+    tb_json_field(f, "load_W", th->power.load);
+    tb_json_field(f, "idle_W", th->power.idle);
+    tb_json_field(f, "power_departure", th->power.departure);
+    tb_json_field(f, "power_shape_R_th", th->power.shape_r_th);
+    tb_json_field(f, "T_start", th->t_start);
+    tb_json_field(f, "start_drift", th->start_drift);
+    tb_json_field(f, "start_drift_lo", th->start_drift_lo);
+    tb_json_field(f, "start_drift_hi", th->start_drift_hi);
     fputs(",\n   \"R_th\": ", f);
     tb_json_estimate(f, &th->r_th);
     fputs(", \"R_ja\": ", f);
@@ -101,14 +95,14 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
         const tb_spectrum *sp = r->c->spectrum;
         fputs(",\n  \"spectrum\": {\"lambda\": ", f);
         tb_json_number(f, sp->lambda);
-        json_field(f, "R_total", sp->r_total);
-        json_field(f, "resolved_lo_s", sp->resolved_lo);
-        json_field(f, "resolved_hi_s", sp->resolved_hi);
+        tb_json_field(f, "R_total", sp->r_total);
+        tb_json_field(f, "resolved_lo_s", sp->resolved_lo);
+        tb_json_field(f, "resolved_hi_s", sp->resolved_hi);
         fputs(", \"peaks\": [", f);
         for (size_t k = 0; k < sp->npeaks; k++) {
             fputs(k ? ", {\"tau\": " : "{\"tau\": ", f);
             tb_json_number(f, sp->peak_tau[k]);
-            json_field(f, "R", sp->peak_r[k]);
+            tb_json_field(f, "R", sp->peak_r[k]);
             fputc('}', f);
         }
         fprintf(f, "], \"unresolved\": %s, \"ladder_inexact\": %s}",
@@ -119,11 +113,11 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
         return;
     fputs(",\n  \"sustainable\": {\"trip\": ", f);
     tb_json_number(f, su->trip);
-    json_field(f, "idle_temp", su->idle_temp);
+    tb_json_field(f, "idle_temp", su->idle_temp);
     fputs(", \"power_W\": ", f);
     tb_json_estimate(f, &su->power);
-    json_field(f, "at_power_W", su->at_power);
-    json_field(f, "switch_on", su->switch_on);
+    tb_json_field(f, "at_power_W", su->at_power);
+    tb_json_field(f, "switch_on", su->switch_on);
     fputs(", \"time_to_trip_s\": ", f);
     tb_json_estimate(f, &su->time_to_trip);
     tb_ipa_constants k;

@@ -347,25 +347,20 @@ static void print_metrics_json(const tb_run *run, const tb_run_metrics *m)
 {
     printf(",\n  \"metrics\": {\"from\": ");
     tb_json_number(stdout, m->from);
-    printf(", \"to\": ");
-    tb_json_number(stdout, m->to);
+    tb_json_field(stdout, "to", m->to);
     fputs(",\n   \"sensors\": [", stdout);
     for (size_t i = 0; i < m->nsensors; i++) {
         const tb_sensor_metrics *s = &m->sensors[i];
         fputs(i ? ", {\"column\": " : "{\"column\": ", stdout);
         tb_json_string(stdout, tb_run_column(run, s->column)->name);
-        fputs(", \"peak\": ", stdout);
-        tb_json_number(stdout, s->peak);
-        fputs(", \"mean\": ", stdout);
-        tb_json_number(stdout, s->mean);
+        tb_json_field(stdout, "peak", s->peak);
+        tb_json_field(stdout, "mean", s->mean);
         fputs(", \"trips\": [", stdout);
         for (size_t j = 0; j < s->ntrips; j++) {
             fputs(j ? ", {\"type\": " : "{\"type\": ", stdout);
             tb_json_string(stdout, s->trip_type[j]);
-            fputs(", \"temp\": ", stdout);
-            tb_json_number(stdout, s->trip[j]);
-            fputs(", \"above_s\": ", stdout);
-            tb_json_number(stdout, s->above_s[j]);
+            tb_json_field(stdout, "temp", s->trip[j]);
+            tb_json_field(stdout, "above_s", s->above_s[j]);
             fputc('}', stdout);
         }
         fputs("]}", stdout);
@@ -375,30 +370,24 @@ static void print_metrics_json(const tb_run *run, const tb_run_metrics *m)
         const tb_cooling_metrics *c = &m->cooling[i];
         fputs(i ? ", {\"column\": " : "{\"column\": ", stdout);
         tb_json_string(stdout, tb_run_column(run, c->column)->name);
-        fputs(", \"throttled_share\": ", stdout);
-        tb_json_number(stdout, c->throttled_share);
-        fputs(", \"mean_state\": ", stdout);
-        tb_json_number(stdout, c->mean_state);
-        fputs(", \"max_state\": ", stdout);
-        tb_json_number(stdout, c->max_state);
+        tb_json_field(stdout, "throttled_share", c->throttled_share);
+        tb_json_field(stdout, "mean_state", c->mean_state);
+        tb_json_field(stdout, "max_state", c->max_state);
         fputc('}', stdout);
     }
     fputs("],\n   \"power\": [", stdout);
     for (size_t i = 0; i < m->npower; i++) {
         fputs(i ? ", {\"column\": " : "{\"column\": ", stdout);
         tb_json_string(stdout, tb_run_column(run, m->power[i].column)->name);
-        fputs(", \"mean_W\": ", stdout);
-        tb_json_number(stdout, m->power[i].mean_w);
-        fputs(", \"energy_J\": ", stdout);
-        tb_json_number(stdout, m->power[i].energy_j);
+        tb_json_field(stdout, "mean_W", m->power[i].mean_w);
+        tb_json_field(stdout, "energy_J", m->power[i].energy_j);
         fputc('}', stdout);
     }
     fputs("],\n   \"ops_per_s\": ", stdout);
     tb_json_estimate(stdout, &m->ops);
     fputs(", \"ops_per_s_sustained\": ", stdout);
     tb_json_estimate(stdout, &m->ops_sustained);
-    fputs(", \"ops_per_J\": ", stdout);
-    tb_json_number(stdout, m->ops_per_j);
+    tb_json_field(stdout, "ops_per_J", m->ops_per_j);
     fputc('}', stdout);
 }
 
