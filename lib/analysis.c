@@ -602,19 +602,17 @@ static int column_spectrum(tb_analysis *a, struct column *c)
     return 0;
 }
 
-/* One pass of network_fit(): C->step_fit from the curve less what the
- * power's departure from the step PS did through the modes of FROM's
- * series I.  0, or -1 with a message in ERR. */
-static int step_response_pass(const tb_analysis_options *o, struct column *c, const tb_fit *from,
-                              size_t i, const tb_power_step *ps, double *y, int last, char *err,
-                              size_t errlen)
+/* One pass of network_fit(): C->step_fit from the curve less Y, what the
+ * power's departure from its step did (tb_power_departure_response());
+ * Y then holds the curve fitted.  0, or -1 with a message in ERR. */
+static int step_response_pass(const tb_analysis_options *o, struct column *c, double *y,
+                              int last, char *err, size_t errlen)
 {
     const tb_analysed_column *p = &c->pub;
     tb_fit_options opt = o->fit;
     tb_series s = {p->t, y, p->n};
     tb_fit next;
 
-    tb_power_departure_response(from, i, ps, c->power, p->t, p->n, y);
     for (size_t m = 0; m < p->n; m++)
         y[m] = p->y[m] - y[m];
     /* its own order: a departure the run's fit needed a term for (a
@@ -666,10 +664,13 @@ static const tb_fit *network_fit(const tb_analysis_options *o, struct column *c,
         free(y);
         return p->fit;
     }
+    /* Y holds the response through the run's own fit: the first pass's */
     const tb_fit *from = p->fit;
-    for (int pass = 0; pass < 3 && from; pass++)
-        from = step_response_pass(o, c, from, 0, ps, y, pass == 2, err, errlen) < 0
-                   ? NULL : &c->step_fit;
+    for (int pass = 0; pass < 3 && from; pass++) {
+        if (pass > 0)
+            tb_power_departure_response(from, 0, ps, c->power, p->t, p->n, y);
+        from = step_response_pass(o, c, y, pass == 2, err, errlen) < 0 ? NULL : &c->step_fit;
+    }
     free(y);
     if (!from)
         return NULL;
