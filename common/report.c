@@ -127,6 +127,47 @@ static void json_thermal(FILE *f, const tb_fit_report *r)
     fputc('}', f);
 }
 
+/* How the run did under its limits, when it has some (a trip, a cooling
+ * device): the peak, the time above the limit, the throttled share and
+ * the work rate once warm. */
+static void text_limits(FILE *f, const tb_analysed_column *c)
+{
+    tb_result m;
+    tb_result_measured(c, &m);
+    if (!isfinite(m.limit) && !isfinite(m.throttled_share))
+        return;
+    fputs("  under its limits:", f);
+    if (isfinite(m.peak))
+        fprintf(f, " peak %.1f °C", m.peak);
+    if (isfinite(m.limit))
+        fprintf(f, ", %.1f s above %g °C", m.above_limit_s, m.limit);
+    if (isfinite(m.throttled_share))
+        fprintf(f, ", throttled %.0f %% of the time", 100 * m.throttled_share);
+    tb_estimate_text e;
+    const tb_estimate *o = &m.ops_sustained;
+    if (isfinite(o->value) &&
+        tb_format_estimate(&e, o->value, o->lo, o->hi, tb_interval_decimals(o->value, o->lo, o->hi, 2), 0))
+        fprintf(f, "; work rate %s [%s, %s] operations/s over the last third", e.value, e.lo, e.hi);
+    fputc('\n', f);
+}
+
+/* The measured fields of C (tb_result_measured()) as JSON members. */
+static void json_measured(FILE *f, const tb_analysed_column *c)
+{
+    tb_result m;
+    tb_result_measured(c, &m);
+    tb_json_field(f, "peak", m.peak);
+    tb_json_field(f, "mean", m.mean);
+    tb_json_field(f, "limit", m.limit);
+    tb_json_field(f, "above_limit_s", m.above_limit_s);
+    tb_json_field(f, "throttled_share", m.throttled_share);
+    tb_json_field(f, "ops_sustained_per_s", m.ops_sustained.value);
+    tb_json_field(f, "ops_sustained_lo_per_s", m.ops_sustained.lo);
+    tb_json_field(f, "ops_sustained_hi_per_s", m.ops_sustained.hi);
+    tb_json_field(f, "energy_j", m.energy_j);
+    tb_json_field(f, "ops_per_j", m.ops_per_j);
+}
+
 /* The start of a column's JSON object: which file, column and part. */
 static void json_head(FILE *f, const tb_analysed_column *c, int first)
 {
@@ -184,6 +225,7 @@ static void report_json(FILE *f, const tb_fit_report *r, int first)
     tb_json_number(f, c->ops.lo);
     fputs(", \"ops_hi_per_s\": ", f);
     tb_json_number(f, c->ops.hi);
+    json_measured(f, c);
     fputs(", \"throttled_since_s\": ", f);
     tb_json_number(f, c->throttled_since);
     fputs(", \"throttled_by\": ", f);
@@ -298,6 +340,7 @@ static void report_text(FILE *f, const tb_fit_report *r)
         fprintf(f, "  work rate %s [%s, %s] operations/s\n", ops.value, ops.lo, ops.hi);
     else if (isfinite(c->ops_per_s))
         fprintf(f, "  work rate %.6g operations/s\n", c->ops_per_s);
+    text_limits(f, c);
     if (fit->flags) {
         fputs("  FLAGGED:", f);
         for (unsigned bit = 1; bit <= TB_FIT_FLAG_LAST; bit <<= 1)

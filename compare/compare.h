@@ -86,7 +86,15 @@ int compare_cache_write(const char *key, const tb_result *rows, size_t n, char *
 
 /* --- the table (compare_table.c) --- */
 
-enum compare_metric { M_TINF, M_TAU1, M_OPS = M_TAU1 + TB_FIT_MAX_ORDER, M_COUNT };
+/* Fitted (T∞, τ) and measured (operations/s and what the run did under
+ * its limits: taken from every run, its fit flagged or not). */
+enum compare_metric {
+    M_TINF, M_TAU1, M_OPS = M_TAU1 + TB_FIT_MAX_ORDER, M_SUSTAINED, M_PEAK, M_ABOVE,
+    M_THROTTLED, M_COUNT
+};
+
+/* Whether metric M is measured, not fitted: it does not rest on the fit. */
+#define COMPARE_MEASURED(m) ((m) >= M_OPS)
 
 /* Metric M's name in the machine formats (T_inf, tau1, ops_per_s), or
  * with TEXT in the text reports (T∞, τ1, operations/s). */

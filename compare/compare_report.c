@@ -20,7 +20,28 @@
 
 static const char *unit_of(int m)
 {
-    return m == M_TINF ? "°C" : m == M_OPS ? "operations/s" : "s";
+    switch (m) {
+    case M_TINF: case M_PEAK: return "°C";
+    case M_OPS: case M_SUSTAINED: return "operations/s";
+    case M_THROTTLED: return "";
+    default: return "s";
+    }
+}
+
+/* The decimals metric M falls back on where no interval says. */
+static int fallback_decimals(int m)
+{
+    switch (m) {
+    case M_TINF: case M_PEAK: case M_THROTTLED: return 2;
+    case M_OPS: case M_SUSTAINED: return 0;
+    default: return 1;
+    }
+}
+
+/* Whether M's text heading names no unit: a rate says its own. */
+static int unit_in_label(int m)
+{
+    return m == M_OPS || m == M_SUSTAINED || m == M_THROTTLED;
 }
 
 /* The decimals of metric M's column in column C: enough for the
@@ -54,9 +75,10 @@ static void change_text(const struct compare_test *k, char *out, size_t size)
         snprintf(out, size, "not tested");
         return;
     }
-    int dig = tb_interval_decimals(k->w.diff, k->w.lo, k->w.hi, k->metric == M_TINF ? 2 : 0);
+    int dig = tb_interval_decimals(k->w.diff, k->w.lo, k->w.hi,
+                                   k->metric == M_TINF || k->metric == M_PEAK ? 2 : 0);
     tb_format_estimate(&e, k->w.diff, k->w.lo, k->w.hi, dig, 1);
-    if (k->metric == M_OPS)
+    if (unit_in_label(k->metric))
         snprintf(out, size, "%s [%s, %s]", e.value, e.lo, e.hi);
     else
         snprintf(out, size, "%s %s [%s, %s]", e.value, unit_of(k->metric), e.lo, e.hi);
@@ -135,8 +157,8 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             if (!compare_cell_at(t, c, t->baseline, m)->n)
                 continue;
             shown[ns] = m;
-            dec[ns] = column_decimals(t, c, m, m == M_OPS ? 0 : m == M_TINF ? 2 : 1);
-            snprintf(head[ns], sizeof head[ns], m == M_OPS ? "%s" : "%s %s (interval)",
+            dec[ns] = column_decimals(t, c, m, fallback_decimals(m));
+            snprintf(head[ns], sizeof head[ns], unit_in_label(m) ? "%s" : "%s %s (interval)",
                      compare_metric_label(m, 1, buf, sizeof buf), unit_of(m));
             width[ns] = tb_display_width(head[ns]);
             for (size_t g = 0; g < t->ngroups; g++) {
@@ -185,6 +207,16 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             any_here |= t->tests[i].column == c;
         if (!any_here)
             printf("    nothing to test: every group needs %d sound fits or more\n", COMPARE_MIN_FITS);
+        size_t wl = 14, wc = 30;   /* as wide as the widest label and change */
+        for (size_t i = 0; i < t->ntests; i++) {
+            char change[200];
+            if (t->tests[i].column != c)
+                continue;
+            change_text(&t->tests[i], change, sizeof change);
+            wl = fmax(wl, tb_display_width(compare_metric_label(t->tests[i].metric, 1, buf,
+                                                                sizeof buf)) + 2);
+            wc = fmax(wc, tb_display_width(change) + 2);
+        }
         for (size_t i = 0; i < t->ntests; i++) {
             struct compare_test *k = &t->tests[i];
             if (k->column != c)
@@ -194,8 +226,8 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             printf("    ");
             tb_print_left(stdout, t->groups[k->group], wg);
             printf("  ");
-            tb_print_left(stdout, compare_metric_label(k->metric, 1, buf, sizeof buf), 14);
-            tb_print_left(stdout, change, 30);
+            tb_print_left(stdout, compare_metric_label(k->metric, 1, buf, sizeof buf), wl);
+            tb_print_left(stdout, change, wc);
             if (k->inconclusive)
                 printf("  INCONCLUSIVE: too few sound fits\n");
             else

@@ -34,6 +34,14 @@ const char *compare_metric_label(int m, int text, char *buf, size_t size)
         return text ? "T∞" : "T_inf";
     if (m == M_OPS)
         return text ? "operations/s" : "ops_per_s";
+    if (m == M_SUSTAINED)
+        return text ? "sustained operations/s" : "ops_sustained_per_s";
+    if (m == M_PEAK)
+        return text ? "peak" : "peak";
+    if (m == M_ABOVE)
+        return text ? "time above limit" : "above_limit_s";
+    if (m == M_THROTTLED)
+        return text ? "throttled share" : "throttled_share";
     snprintf(buf, size, text ? "τ%d" : "tau%d", m - M_TAU1 + 1);
     return buf;
 }
@@ -43,9 +51,14 @@ static double metric_of(const tb_result *r, int m)
 {
     if (m == M_TINF)
         return r->t_inf.value;
-    if (m == M_OPS)
-        return r->ops_per_s;
-    return r->tau[m - M_TAU1].value;
+    switch (m) {
+    case M_OPS: return r->ops_per_s;
+    case M_SUSTAINED: return r->ops_sustained.value;
+    case M_PEAK: return r->peak;
+    case M_ABOVE: return r->above_limit_s;
+    case M_THROTTLED: return r->throttled_share;
+    default: return r->tau[m - M_TAU1].value;
+    }
 }
 
 static struct compare_cell *cell_at(struct compare_table *t, size_t c, size_t g, int m)
@@ -83,16 +96,18 @@ static void give_verdict(const struct compare_settings *s, struct compare_table 
     k->verdict = "";
     if (!(k->p_adj < 1 - s->m.fit.level))
         return;
-    if (!s->regression) {
+    if (!s->regression || k->metric == M_ABOVE || k->metric == M_THROTTLED) {
+        /* (the time above the limit and the throttled share have no
+         * threshold: told, never a regression of their own) */
         if (k->metric >= M_TAU1 && k->metric < M_OPS && !(fabs(rel) > s->tau_threshold))
             return;
         k->verdict = k->w.diff > 0 ? "higher" : "lower";
-    } else if (k->metric == M_TINF) {
+    } else if (k->metric == M_TINF || k->metric == M_PEAK) {
         if (k->w.diff > s->threshold)
             k->verdict = "regression", k->regression = 1;
         else if (k->w.diff < -s->threshold)
             k->verdict = "improvement";
-    } else if (k->metric == M_OPS) {
+    } else if (k->metric == M_OPS || k->metric == M_SUSTAINED) {
         if (rel < -s->ops_threshold)
             k->verdict = "regression", k->regression = 1;
         else if (rel > s->ops_threshold)
@@ -205,15 +220,19 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             t->order_hi[c] = o;
     }
     for (size_t i = 0, next = 0; i < n; i++) {
-        /* the rows left out above, met again in the same order */
-        if (next < t->nleft_out && t->left_out[next] == &rows[i]) {
-            next++;
-            continue;
-        }
+        /* the rows left out above, met again in the same order: what was
+         * measured of their runs is taken, what was fitted is not */
+        int left_out = next < t->nleft_out && t->left_out[next] == &rows[i];
+        next += left_out;
         size_t c = index_of(t->columns, t->ncolumns, rows[i].r.column);
         size_t g = index_of(t->groups, t->ngroups, rows[i].group);
         int flagged = rows[i].r.flags && *rows[i].r.flags;
+        /* a run with no limit (no trip, no cooling device, no --trip)
+         * has no "under its limits" to compare */
+        int limited = isfinite(rows[i].r.limit) || isfinite(rows[i].r.throttled_share);
         for (int m = 0; m < M_COUNT; m++) {
+            if ((left_out && !COMPARE_MEASURED(m)) || (m > M_OPS && !limited))
+                continue;
             double v = metric_of(&rows[i].r, m);
             struct compare_cell *cl = cell_at(t, c, g, m);
             int tau = m >= M_TAU1 && m < M_OPS;
@@ -226,7 +245,7 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
             if (!cl->x && !(cl->x = malloc(n * sizeof *cl->x)))
                 goto oom;
             cl->x[cl->n++] = v;
-            cl->nflagged += flagged != 0;
+            cl->nflagged += flagged && !COMPARE_MEASURED(m);
         }
     }
     for (size_t c = 0; c < t->ncolumns; c++) {

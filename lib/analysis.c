@@ -39,6 +39,7 @@ struct tb_analysis {
     size_t nruns;
     struct column *cols;
     size_t ncols;
+    tb_run_metrics *metrics;     /* one per run (none: zeroed) */
     tb_fit *fits;                /* one per column, or one shared */
     size_t nfits;
     char **msgs;
@@ -214,21 +215,23 @@ static size_t choose_columns(tb_analysis *a, const tb_analysis_options *o, const
     return n;
 }
 
-/* The sum of the work rates of the work counters of RUN, NaN when none;
+/* The sum of the work rates of the work counters of RUN within [FROM,
+ * TO] into *RATE and over its last third into *SUSTAINED, NaN when none;
  * a --work spec that names no column is an input error. */
-static tb_estimate work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_run *run)
+static void work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_run *run,
+                      double from, double to, tb_estimate *rate, tb_estimate *sustained)
 {
     size_t ncols = tb_run_ncolumns(run), n = 0;
     size_t *idx = malloc(ncols * sizeof *idx);
     const tb_column **work = malloc(ncols * sizeof *work);
     char err[TB_ERRMAX];
-    tb_estimate rate = {NAN, NAN, NAN};
 
+    *rate = *sustained = (tb_estimate){NAN, NAN, NAN};
     if (!idx || !work) {
         a->out_of_memory = 1;
         free(idx);
         free(work);
-        return rate;
+        return;
     }
     if (o->nwork == 0) {
         for (size_t i = 1; i < ncols; i++)
@@ -245,13 +248,43 @@ static tb_estimate work_rate(tb_analysis *a, const tb_analysis_options *o, const
     /* the counters with a rate in the window (one that has none adds none) */
     size_t nw = 0;
     for (size_t k = 0; k < n; k++)
-        if (idx[k] && isfinite(tb_work_rate(tb_run_column(run, idx[k]), from_of(o), o->to)))
+        if (idx[k] && isfinite(tb_work_rate(tb_run_column(run, idx[k]), from, to)))
             work[nw++] = tb_run_column(run, idx[k]);
-    if (nw > 0)
-        tb_work_rate_estimate(work, nw, from_of(o), o->to, o->fit.level, &rate);
+    if (nw > 0 && tb_work_rate_estimate(work, nw, from, to, o->fit.level, rate) == 0) {
+        /* the last third of the time the counters span in the window */
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < nw; k++)
+            for (size_t i = 0; i < work[k]->n; i++)
+                if (work[k]->t[i] >= from && work[k]->t[i] <= to) {
+                    lo = fmin(lo, work[k]->t[i]);
+                    hi = fmax(hi, work[k]->t[i]);
+                }
+        tb_work_rate_estimate(work, nw, hi - (hi - lo) / 3, hi, o->fit.level, sustained);
+    }
     free(idx);
     free(work);
-    return rate;
+}
+
+/* The metrics of run R over [FROM, TO] into the analysis; a run whose
+ * window holds too few points has none (its columns have no fit either). */
+static const tb_run_metrics *run_metrics(tb_analysis *a, size_t r, const tb_analysis_options *o,
+                                         double from, double to)
+{
+    char err[TB_ERRMAX];
+    int rc = tb_run_metrics_compute(a->runs[r], from, to, o->fit.level, &a->metrics[r], err,
+                                    sizeof err);
+    if (rc == -2)
+        a->out_of_memory = 1;
+    return rc == 0 ? &a->metrics[r] : NULL;
+}
+
+/* Column K's entry in M, NULL when it has none (not in °C). */
+static const tb_sensor_metrics *sensor_of(const tb_run_metrics *m, size_t k)
+{
+    for (size_t i = 0; m && i < m->nsensors; i++)
+        if (m->sensors[i].column == k)
+            return &m->sensors[i];
+    return NULL;
 }
 
 static struct column *add_column(tb_analysis *a)
@@ -280,11 +313,20 @@ static ssize_t named_column(tb_analysis *a, const tb_run *run, const char *spec,
     return (ssize_t)i;
 }
 
-/* Add the columns of RUN to fit, their windows cut.  A run whose options
+/* The limit column C is held under (--trip, else its zone's lowest
+ * passive trip) and the time it spent above it within [FROM, TO]. */
+static void limit_of(const tb_analysis_options *o, tb_analysed_column *c, double from, double to)
+{
+    c->limit = isfinite(o->trip) ? o->trip : c->sensor ? tb_sensor_metrics_limit(c->sensor) : NAN;
+    c->above_limit_s = isfinite(c->limit) ? tb_time_above(c->column, from, to, c->limit) : NAN;
+}
+
+/* Add the columns of run R to fit, their windows cut.  A run whose options
  * do not fit it (an ambient, column or work counter it lacks) adds none:
  * half a run would be compared as if it were whole. */
-static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_run *run)
+static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
 {
+    const tb_run *run = a->runs[r];
     const char *file = tb_run_source(run);
     char err[TB_ERRMAX];
     int before = a->status;
@@ -308,14 +350,17 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
         raise_status(a, TB_STATUS_INPUT);
     }
     size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
-    tb_estimate ops = {NAN, NAN, NAN};
+    tb_estimate ops = {NAN, NAN, NAN}, sustained = ops;
+    /* the load's window: with --cooling its heating part */
+    double load_to = o->cooling ? fmin(o->to, load_end) : o->to;
     if (a->status == TB_STATUS_OK)
-        ops = work_rate(a, o, run);
+        work_rate(a, o, run, from_of(o), o->to, &ops, &sustained);
+    const tb_run_metrics *metrics = a->status == TB_STATUS_OK
+                                        ? run_metrics(a, r, o, from_of(o), load_to) : NULL;
     double since;
     const char *by = NULL;
     /* the power falls at the load's end: it is the cooling, not throttling */
-    int throttled = tb_throttle_check(run, from_of(o), o->cooling ? fmin(o->to, load_end) : o->to,
-                                      &since, &by);
+    int throttled = tb_throttle_check(run, from_of(o), load_to, &since, &by);
     if (throttled < 0)
         a->out_of_memory = 1;
     if (throttled != 1) {
@@ -365,10 +410,13 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, const tb_r
             col->pub = (tb_analysed_column){
                 .run = run, .source = file, .index = idx[k], .column = c,
                 .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
-                .ops_per_s = ops.value, .ops = ops,
+                .ops_per_s = ops.value, .ops = ops, .ops_sustained = sustained,
+                .metrics = metrics, .sensor = sensor_of(metrics, idx[k]),
                 .throttled_since = since, .throttled_by = by, .settle = NAN,
                 .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,
             };
+            limit_of(o, &col->pub, metrics ? metrics->from : from_of(o),
+                     metrics ? metrics->to : load_to);
             a->ncols++;
             added++;
         }
@@ -769,7 +817,7 @@ static tb_analysis *analyse(tb_analysis *a, const tb_analysis_options *opt, char
 
     for (size_t r = 0; r < a->nruns; r++)
         if (a->runs[r])
-            prepare_run(a, &o, a->runs[r]);
+            prepare_run(a, &o, r);
     if (!a->out_of_memory)
         fit_all(a, &o);
     if (!a->out_of_memory && (o.power || !isnan(o.power_step)))
@@ -789,6 +837,7 @@ static tb_analysis *new_analysis(size_t n, int own, const tb_analysis_options *o
 {
     tb_analysis *a = calloc(1, sizeof *a);
     if (!a || !(a->runs = calloc(n ? n : 1, sizeof *a->runs)) ||
+        !(a->metrics = calloc(n ? n : 1, sizeof *a->metrics)) ||
         (own && !(a->owned = calloc(n ? n : 1, sizeof *a->owned)))) {
         tb_analysis_free(a);
         snprintf(err, errlen, "out of memory");
@@ -853,6 +902,9 @@ void tb_analysis_free(tb_analysis *a)
         for (size_t r = 0; r < a->nruns; r++)
             tb_run_free(a->owned[r]);
     free(a->owned);
+    for (size_t r = 0; a->metrics && r < a->nruns; r++)
+        tb_run_metrics_clear(&a->metrics[r]);
+    free(a->metrics);
     free(a->runs);
     free(a);
 }

@@ -26,8 +26,10 @@ enum field {
     F_FORMAT, F_FILE, F_COLUMN, F_UNIT, F_STATUS, F_ERROR, F_ORDER, F_POINTS, F_DURATION,
     F_RSS, F_RMSE, F_TINF, F_TINF_LO, F_TINF_HI,
     F_TERMS,                                   /* kJ, kJ_lo, kJ_hi, tauJ_s, ... */
-    F_SETTLE = F_TERMS + 6 * TB_FIT_MAX_ORDER, F_OPS, F_OPS_LO, F_OPS_HI, F_CI_METHOD, F_CI_LEVEL, F_FLAGS,
-    F_META, F_COUNT
+    F_SETTLE = F_TERMS + 6 * TB_FIT_MAX_ORDER, F_OPS, F_OPS_LO, F_OPS_HI,
+    F_PEAK, F_MEAN, F_LIMIT, F_ABOVE, F_THROTTLED, F_SUST, F_SUST_LO, F_SUST_HI, F_ENERGY,
+    F_OPS_PER_J,                               /* measured: optional in format 2 */
+    F_CI_METHOD, F_CI_LEVEL, F_FLAGS, F_META, F_COUNT
 };
 
 /* Field F's name in format VERSION (1 or 2), or NULL when that format
@@ -38,12 +40,15 @@ static const char *field_name(int f, int version, char *buf, size_t size)
         "format", "file", "column", "unit", "status", "error", "order", "points", "duration_s",
         "rss", "rmse", "T_inf", "T_inf_lo", "T_inf_hi",
     };
-    static const char *const tail[] = {"settle_s", "ops_per_s", "ops_lo_per_s", "ops_hi_per_s",
-                                       "ci_method", "ci_level", "flags", "meta"};
+    static const char *const tail[] = {
+        "settle_s", "ops_per_s", "ops_lo_per_s", "ops_hi_per_s", "peak", "mean", "limit",
+        "above_limit_s", "throttled_share", "ops_sustained_per_s", "ops_sustained_lo_per_s",
+        "ops_sustained_hi_per_s", "energy_j", "ops_per_j", "ci_method", "ci_level", "flags",
+        "meta"};
     static const char *const suffix[] = {"", "_lo", "_hi"};
     if (version < 2 && (f == F_FORMAT || f == F_UNIT || f == F_STATUS || f == F_ERROR ||
                         f == F_OPS_LO || f == F_OPS_HI || f == F_CI_METHOD || f == F_CI_LEVEL ||
-                        f == F_META))
+                        f == F_META || (f >= F_PEAK && f <= F_OPS_PER_J)))
         return NULL;
     if (f < F_TERMS)
         return fixed[f];
@@ -78,6 +83,16 @@ static double *field_number(tb_result *r, int f)
     case F_OPS: return &r->ops_per_s;
     case F_OPS_LO: return &r->ops_lo;
     case F_OPS_HI: return &r->ops_hi;
+    case F_PEAK: return &r->peak;
+    case F_MEAN: return &r->mean;
+    case F_LIMIT: return &r->limit;
+    case F_ABOVE: return &r->above_limit_s;
+    case F_THROTTLED: return &r->throttled_share;
+    case F_SUST: return &r->ops_sustained.value;
+    case F_SUST_LO: return &r->ops_sustained.lo;
+    case F_SUST_HI: return &r->ops_sustained.hi;
+    case F_ENERGY: return &r->energy_j;
+    case F_OPS_PER_J: return &r->ops_per_j;
     case F_CI_LEVEL: return &r->ci_level;
     default: break;
     }
@@ -229,6 +244,22 @@ char *tb_result_meta(const tb_result *r, const char *key)
     return NULL;
 }
 
+void tb_result_measured(const tb_analysed_column *c, tb_result *r)
+{
+    const tb_run_metrics *m = c->metrics;
+    r->peak = c->sensor ? c->sensor->peak : NAN;
+    r->mean = c->sensor ? c->sensor->mean : NAN;
+    r->limit = c->limit;
+    r->above_limit_s = c->above_limit_s;
+    r->throttled_share = NAN;
+    for (size_t i = 0; m && i < m->ncooling; i++)
+        r->throttled_share = fmax(r->throttled_share, m->cooling[i].throttled_share);
+    r->ops_sustained = c->ops_sustained;
+    r->energy_j = m && m->npower ? m->power[0].energy_j : NAN;
+    r->ops_per_j = m && m->npower && m->power[0].mean_w > 0 ? c->ops_per_s / m->power[0].mean_w
+                                                            : NAN;
+}
+
 int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
 {
     const tb_fit *fit = c->fit;
@@ -254,6 +285,7 @@ int tb_result_from_column(const tb_analysed_column *c, tb_result *r)
     r->ops_per_s = c->ops_per_s;
     r->ops_lo = c->ops.lo;
     r->ops_hi = c->ops.hi;
+    tb_result_measured(c, r);
     if (!fit) {   /* a row that says it failed, and why */
         r->failed = 1;
         r->error = strdup(c->error ? c->error : "the fit failed");

@@ -63,6 +63,24 @@ static void sensor_trips(const tb_run *run, const char *name, tb_sensor_metrics 
     }
 }
 
+double tb_time_above(const tb_column *c, double from, double to, double level)
+{
+    double vt, t, above, peak;
+    held_sums(c, from, to, level, &vt, &t, &above, &peak);
+    return above;
+}
+
+double tb_sensor_metrics_limit(const tb_sensor_metrics *s)
+{
+    double passive = INFINITY, any = INFINITY;
+    for (size_t j = 0; j < s->ntrips; j++) {
+        any = fmin(any, s->trip[j]);
+        if (strcmp(s->trip_type[j], "passive") == 0)
+            passive = fmin(passive, s->trip[j]);
+    }
+    return isfinite(passive) ? passive : isfinite(any) ? any : NAN;
+}
+
 static void sensor_metrics(const tb_run *run, size_t k, double from, double to,
                            tb_sensor_metrics *s)
 {
@@ -73,10 +91,8 @@ static void sensor_metrics(const tb_run *run, size_t k, double from, double to,
     held_sums(c, from, to, INFINITY, &vt, &t, &above, &s->peak);
     s->mean = t > 0 ? vt / t : NAN;
     sensor_trips(run, c->name, s);
-    for (size_t j = 0; j < s->ntrips; j++) {
-        double peak;
-        held_sums(c, from, to, s->trip[j], &vt, &t, &s->above_s[j], &peak);
-    }
+    for (size_t j = 0; j < s->ntrips; j++)
+        s->above_s[j] = tb_time_above(c, from, to, s->trip[j]);
 }
 
 static void cooling_metrics(const tb_run *run, size_t k, double from, double to,

@@ -628,6 +628,14 @@ int tb_run_metrics_compute(const tb_run *run, double from, double to, double lev
                            tb_run_metrics *m, char *err, size_t errlen);
 void tb_run_metrics_clear(tb_run_metrics *m);
 
+/* The time (s) column C spends above LEVEL within FROM <= t <= TO, each
+ * sample held until the next. */
+double tb_time_above(const tb_column *c, double from, double to, double level);
+
+/* The limit a sensor is held under: its zone's lowest passive trip (where
+ * the kernel starts to throttle), else its lowest trip; NaN without one. */
+double tb_sensor_metrics_limit(const tb_sensor_metrics *s);
+
 /* ------------------------------------------------------------------ */
 /* Power: from temperature curves to thermal resistance               */
 /* ------------------------------------------------------------------ */
@@ -976,6 +984,15 @@ typedef struct tb_analysed_column {
     double ops_per_s;               /* of its run; NaN: no work counter */
     tb_estimate ops;                /* the same with its interval
                                        (tb_work_rate_estimate()) */
+    tb_estimate ops_sustained;      /* the same over the window's last
+                                       third: the rate kept once warm */
+    const tb_run_metrics *metrics;  /* its run's over the window (the
+                                       heating part with .cooling); NULL
+                                       when they could not be computed */
+    const tb_sensor_metrics *sensor;/* its column's there; NULL unless °C */
+    double limit;                   /* °C: .trip, else the zone's lowest
+                                       passive trip; NaN without either */
+    double above_limit_s;           /* s of the window above it */
     double throttled_since;         /* s of the run; NaN: not throttled */
     const char *throttled_by;       /* the column that changed, or NULL */
     const tb_fit *fit;              /* NULL when the fit failed; with shared
@@ -1083,6 +1100,15 @@ typedef struct tb_result {
     double settle;        /* s */
     double ops_per_s;
     double ops_lo, ops_hi; /* its interval, at CI_LEVEL; NaN unknown */
+    /* measured, not fitted (tb_run_metrics over the window); NaN unknown */
+    double peak, mean;    /* of the column, in its unit: °C columns only */
+    double limit;         /* °C: --trip, else the zone's lowest passive trip */
+    double above_limit_s; /* s above it */
+    double throttled_share;  /* the run's most throttled cooling device's
+                                share of the time above state 0 */
+    tb_estimate ops_sustained;  /* operations/s over the last third */
+    double energy_j;      /* of the run's first power column */
+    double ops_per_j;     /* operations per joule of it */
     char *ci_method;      /* "hac", "covariance", "bootstrap"; NULL unknown */
     double ci_level;      /* of the intervals; NaN unknown */
     char *flags;          /* flag names "a;b", "" when none */
@@ -1093,6 +1119,10 @@ typedef struct tb_result {
  * row that says so with C's error.  0, or -1 when memory runs out.
  * Release its strings with tb_result_clear(). */
 int tb_result_from_column(const tb_analysed_column *c, tb_result *r);
+
+/* The measured fields of R (peak to ops_per_j: what the run did under
+ * its limits, not what was fitted) from C; its other fields untouched. */
+void tb_result_measured(const tb_analysed_column *c, tb_result *r);
 
 /* The value of the run's metadata KEY in R (its meta field), to free();
  * NULL when R has no such key or no metadata. */
