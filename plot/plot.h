@@ -1,5 +1,5 @@
 /*
- * plot.h -- tb-plot's settings and its seven figures.
+ * plot.h -- tb-plot's settings and its figures.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -36,6 +36,7 @@ struct plot_settings {
     int spectrum;               /* the spectrum figure: its analysis too */
     const char *sweep_x;        /* sweep: "meta:KEY", the x axis */
     const char *sweep_y;        /* sweep: tinf, tauN, ops or mean:COLUMN */
+    const char *tradeoff_x;     /* tradeoff: "peak" (NULL) or "above" */
     const char *model;          /* ident: the model file */
     struct tb_progress *progress;   /* a line on the terminal to clear before a message, or NULL */
 };
@@ -46,6 +47,9 @@ int plot_raw(const struct plot_settings *s, const char *path);
 int plot_runlength(const struct plot_settings *s, const char *path);
 int plot_compare(const struct plot_settings *s, char **paths, int npaths);
 int plot_sweep(const struct plot_settings *s, char **paths, int npaths);
+/* tradeoff: each group's sustained work rate against its peak (or time
+ * above the limit), intervals both ways, the limit drawn */
+int plot_tradeoff(const struct plot_settings *s, char **paths, int npaths);
 
 /* The results to draw: tb-fit's result files as they are; runs (files or
  * directories of them) fitted here as tb-fit would, with the model

@@ -26,12 +26,16 @@ static const char usage_text[] =
     "       tb-plot zth RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "       tb-plot spectrum RUN.csv --power=COLUMN|POWER [OPTION]... -o FIGURE\n"
     "       tb-plot sweep RESULTS.csv|RUN|DIR... --x=meta:KEY [OPTION]... -o FIGURE\n"
+    "       tb-plot tradeoff RESULTS.csv|RUN|DIR... [--x=peak|above] [OPTION]... -o FIGURE\n"
     "       tb-plot ident RUN.csv --model=FILE [--ambient=COLUMN] [OPTION]... -o FIGURE\n"
     "Draw a figure of a run: its fit with components and residuals, its raw\n"
     "series, its run-length analysis, its thermal impedance Zth(t) under a\n"
     "power step or its time-constant spectrum and structure function; or\n"
     "compare the T∞ of runs (fitted here) or of tb-fit results; or draw a\n"
-    "sweep: T∞ (or a τ...) against a variable of the runs' metadata; or an\n"
+    "sweep: T∞ (or a τ...) against a variable of the runs' metadata; or the\n"
+    "trade-off of thermal-management strategies: each group's work rate over\n"
+    "the last third against its peak temperature (or time above the limit),\n"
+    "with the trip drawn; or an\n"
     "identified model (tb-ident -o) against a run: each sensor measured and\n"
     "predicted from the inputs, with residuals, and the gain matrix.\n"
     "The figure's format follows its extension: .png, .svg or .pdf.\n"
@@ -61,7 +65,7 @@ static const char usage_text[] =
     "      --overlay          fit: all columns in one panel\n"
     "      --tolerance=DEG    runlength: tolerance in °C (default 0.5)\n"
     "      --step=TIME        runlength: growth of the prefixes (default 60s)\n"
-    "      --group-by=HOW     compare: dir (the run's directory), meta:KEY (its\n"
+    "      --group-by=HOW     compare, tradeoff: dir (the run's directory), meta:KEY (its\n"
     "                         \"# KEY: value\" line) or re:REGEX (its first group\n"
     "                         in the run's path), or several meta:KEY and dir\n"
     "                         joined by commas, as tb-compare groups runs\n"
@@ -80,6 +84,8 @@ static const char usage_text[] =
     "                         --plot gives its verdicts); may be repeated\n"
     "      --x=meta:KEY       sweep: the x axis, a number in the runs' \"# KEY:\"\n"
     "                         lines (frequencies such as 1.2GHz in MHz)\n"
+    "      --x=peak|above     tradeoff: the x axis, the peak temperature (the\n"
+    "                         default) or the time above the limit\n"
     "      --by=HOW           sweep: a line per group, HOW as --group-by\n"
     "      --y=WHAT           sweep: tinf (default), tau1 to tau4, ops, or\n"
     "                         mean:COLUMN (its mean over each run)\n"
@@ -221,8 +227,13 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             break;
         case OPT_GROUP_ORDER: s->group_order = optarg; break;
         case OPT_X:
+            if (strcmp(optarg, "peak") == 0 || strcmp(optarg, "above") == 0) {
+                s->tradeoff_x = optarg;
+                break;
+            }
             if (strncmp(optarg, "meta:", 5) != 0 || !optarg[5] || strchr(optarg, ','))
-                return usage_error("--x wants meta:KEY, one key, not '%s'", optarg);
+                return usage_error("--x wants meta:KEY, one key (sweep), or peak or above "
+                                   "(tradeoff), not '%s'", optarg);
             s->sweep_x = optarg;
             break;
         case OPT_Y:
@@ -305,10 +316,10 @@ int main(int argc, char **argv)
         return TB_EXIT_OK;
     }
     if (argc < 2)
-        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth, spectrum, sweep or ident");
+        return usage_error("%s", "no figure named: fit, raw, runlength, compare, zth, spectrum, sweep, tradeoff or ident");
     const char *what = argv[1];
     static const char *const figures[] = {"fit", "raw", "runlength", "compare", "zth", "spectrum", "sweep",
-                                          "ident"};
+                                          "tradeoff", "ident"};
     size_t nfig = sizeof figures / sizeof *figures, fig = 0;
     while (fig < nfig && strcmp(what, figures[fig]) != 0)
         fig++;
@@ -316,11 +327,12 @@ int main(int argc, char **argv)
         const char *near = tb_closest_name(what, figures, nfig);
         if (near)
             return tb_cli_usage_error("tb-plot", "unknown figure '%s' (did you mean %s?): fit, raw, "
-                                      "runlength, compare, zth, spectrum, sweep or ident", what, near);
-        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth, spectrum, sweep or ident",
-                           what);
+                                      "runlength, compare, zth, spectrum, sweep, tradeoff or ident", what, near);
+        return usage_error("unknown figure '%s': fit, raw, runlength, compare, zth, spectrum, sweep, "
+                           "tradeoff or ident", what);
     }
-    int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0;
+    int tradeoff = strcmp(what, "tradeoff") == 0;
+    int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0 || tradeoff;
     int status = parse_arguments(argc - 1, argv + 1, &s);
     int first = optind + 1, nargs = argc - first;
     int thermal = strcmp(what, "zth") == 0 || strcmp(what, "spectrum") == 0;
@@ -331,7 +343,7 @@ int main(int argc, char **argv)
         else if (!many && nargs > 1)
             status = usage_error("one run at a time, not '%s' too", argv[first + 1]);
         else if (!many && is_directory(argv[first])) {
-            fprintf(stderr, "tb-plot: %s: a directory: %s draws one run (compare and sweep take "
+            fprintf(stderr, "tb-plot: %s: a directory: %s draws one run (compare, sweep and tradeoff take "
                     "directories)\n", argv[first], what);
             status = TB_EXIT_INPUT;
         }
@@ -340,7 +352,10 @@ int main(int argc, char **argv)
         else if (strcmp(what, "sweep") == 0 && !s.sweep_x)
             status = usage_error("%s", "sweep wants its x axis: --x meta:KEY");
         else if (strcmp(what, "sweep") != 0 && (s.sweep_x || s.sweep_y))
-            status = usage_error("%s", "--x, --by and --y are for the sweep figure");
+            status = usage_error("%s", tradeoff ? "tradeoff's --x is peak or above"
+                                                : "--x meta:KEY, --by and --y are for the sweep figure");
+        else if (!tradeoff && s.tradeoff_x)
+            status = usage_error("--x %s is for the tradeoff figure", s.tradeoff_x);
         else if ((strcmp(what, "ident") == 0) != (s.model != NULL))
             status = usage_error("%s", s.model ? "--model is for the ident figure"
                                                : "ident wants the model: --model FILE");
@@ -370,6 +385,8 @@ int main(int argc, char **argv)
         status = plot_thermal(&s, argv[first], strcmp(what, "spectrum") == 0);
     else if (strcmp(what, "sweep") == 0)
         status = plot_sweep(&s, argv + first, nargs);
+    else if (tradeoff)
+        status = plot_tradeoff(&s, argv + first, nargs);
     else if (strcmp(what, "ident") == 0)
         status = plot_ident(&s, argv[first]);
     else
