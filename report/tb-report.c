@@ -396,6 +396,9 @@ struct report {
     char **figs, **captions;  /* PNG paths and what they show */
     size_t nfigs;
     size_t cmp_fig;           /* the comparison's figure in FIGS, or NFIGS */
+    size_t tradeoff_fig;      /* the strategies' trade-off figure, or NFIGS */
+    int limited;              /* runs under thermal limits: a trip or a
+                                 cooling device (strategies to compare) */
     size_t skip;              /* the directory all runs share, not repeated in the tables */
 };
 
@@ -520,6 +523,22 @@ static void make_run_figures(struct report *r, const char *tool)
     free(runs);
 }
 
+/* The strategies' trade-off (tb-plot tradeoff) of groups of runs under
+ * thermal limits. */
+static void make_tradeoff_figure(struct report *r, const char *tool, const char *results)
+{
+    char png[PATH_MAX + 64], caption[512];
+    snprintf(png, sizeof png, "%s/tradeoff.png", r->figdir);
+    const char *argv[] = {tool, "tradeoff", results, "--group-by", r->s->group_by, "-o", png, NULL};
+    snprintf(caption, sizeof caption, "Work rate over the last third against the peak "
+             "temperature of each group, by %s, with intervals both ways", r->s->group_by);
+    int st = run_tool((char *const *)argv, NULL, r->errs);
+    if (st == 0 || st == 1) {
+        r->tradeoff_fig = r->nfigs;
+        add_figure(r, png, caption);
+    }
+}
+
 /* The figures: the runs', then the groups compared. */
 static void make_figures(struct report *r, const char *results)
 {
@@ -527,6 +546,8 @@ static void make_figures(struct report *r, const char *results)
     if (!tool)
         return;
     make_run_figures(r, tool);
+    if (r->s->group_by && r->limited)
+        make_tradeoff_figure(r, tool, results);
     if (r->have_cmp) {
         char png[PATH_MAX + 64], caption[512];
         snprintf(png, sizeof png, "%s/compare.png", r->figdir);
@@ -733,6 +754,27 @@ static int write_figure(FILE *f, const struct report *r, size_t i)
     return 0;
 }
 
+/* The quantity of a tb-compare CSV metric in words into WORDS, and its
+ * unit ("" for a rate or a share, which say their own). */
+static const char *metric_words(const char *metric, char *words, size_t size)
+{
+    static const struct { const char *metric, *words, *unit; } known[] = {
+        {"T_inf", "T∞", "°C"},
+        {"ops_per_s", "operations/s", ""},
+        {"ops_sustained_per_s", "operations/s, last third", ""},
+        {"peak", "peak", "°C"},
+        {"above_limit_s", "time above the limit", "s"},
+        {"throttled_share", "throttled share", ""},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (strcmp(metric, known[i].metric) == 0) {
+            snprintf(words, size, "%s", known[i].words);
+            return known[i].unit;
+        }
+    snprintf(words, size, "τ%s", strncmp(metric, "tau", 3) == 0 ? metric + 3 : metric);
+    return "s";
+}
+
 static int write_comparison(FILE *f, const struct report *r)
 {
     if (!r->s->group_by)
@@ -752,16 +794,12 @@ static int write_comparison(FILE *f, const struct report *r)
     for (size_t i = 1; i < r->cmp.nrows; i++) {
         char **row = r->cmp.rows[i];
         const char *metric = cell(row, 2), *verdict = cell(row, 14);
-        char name[32];
-        if (strcmp(metric, "T_inf") == 0)
-            snprintf(name, sizeof name, "T∞ (°C)");
-        else if (strncmp(metric, "tau", 3) == 0)
-            snprintf(name, sizeof name, "τ%s (s)", metric + 3);
-        else
-            snprintf(name, sizeof name, "operations/s");
+        char words[64], name[80];
+        const char *unit = metric_words(metric, words, sizeof words);
+        snprintf(name, sizeof name, *unit ? "%s (%s)" : "%s", words, unit);
         tb_estimate mean = {atof(cell(row, 4)), *cell(row, 5) ? atof(cell(row, 5)) : NAN,
                             *cell(row, 6) ? atof(cell(row, 6)) : NAN};
-        int ops = strcmp(metric, "ops_per_s") == 0;
+        int ops = strncmp(metric, "ops_", 4) == 0;
         fputs("<tr><td>", f);
         html(f, cell(row, 0));
         fputs("</td><td>", f);
@@ -789,16 +827,28 @@ static int write_comparison(FILE *f, const struct report *r)
     return 0;
 }
 
-/* The quantity of a tb-compare CSV metric, in words with its unit. */
-static const char *metric_words(const char *metric, char *buf, size_t size)
+/* The strategies' section, for groups of runs under thermal limits: the
+ * trade-off that decides between them. */
+static int write_strategies(FILE *f, const struct report *r)
 {
-    if (strcmp(metric, "T_inf") == 0)
-        return "T∞";
-    if (strncmp(metric, "tau", 3) == 0) {
-        snprintf(buf, size, "τ%s", metric + 3);
-        return buf;
+    if (!r->s->group_by || !r->limited)
+        return 0;
+    fputs("<section id=strategies><h2>Strategies under their limits</h2>", f);
+    fputs("<p>What each group of runs did under its thermal limits, measured, not fitted: the "
+          "work rate it kept over the run's last third against the peak temperature it reached, "
+          "each the mean of its runs with its interval in both directions; the dashed line is "
+          "the limit (the zone's lowest passive trip). The best strategy is the highest point "
+          "left of the limit. The comparison above tests the peak, the time above the limit, "
+          "the throttled share and the sustained work rate between the groups.</p>\n", f);
+    if (r->tradeoff_fig < r->nfigs) {
+        if (write_figure(f, r, r->tradeoff_fig) < 0)
+            return -1;
+    } else {
+        fputs("<p class=warn>No trade-off figure: the runs need a work counter (see the "
+              "messages below).</p>", f);
     }
-    return "operations/s";
+    fputs("</section>\n", f);
+    return 0;
 }
 
 /* The summary's verdicts, first on the page: the overall word, then each
@@ -818,7 +868,7 @@ static void write_verdicts(FILE *f, const struct report *r)
     for (size_t i = 1; i < r->cmp.nrows; i++) {
         char **row = r->cmp.rows[i];
         const char *verdict = cell(row, 14);
-        char buf[32];
+        char words[64];
         if (!*verdict)
             continue;
         int bad = strcmp(verdict, "regression") == 0 || strcmp(verdict, "changed") == 0;
@@ -829,11 +879,12 @@ static void write_verdicts(FILE *f, const struct report *r)
         html(f, cell(row, 1));
         fputs(", ", f);
         html(f, cell(row, 0));
-        fprintf(f, ", %s ", metric_words(cell(row, 2), buf, sizeof buf));
+        const char *unit = metric_words(cell(row, 2), words, sizeof words);
+        fprintf(f, ", %s ", words);
         if (*cell(row, 9)) {
-            int ops = strcmp(cell(row, 2), "ops_per_s") == 0;
+            int ops = strncmp(cell(row, 2), "ops_", 4) == 0;
             html_interval(f, atof(cell(row, 9)), atof(cell(row, 10)), atof(cell(row, 11)), ops ? 0 : 2, 1);
-            fprintf(f, "%s from ", ops ? "" : strcmp(cell(row, 2), "T_inf") == 0 ? " °C" : " s");
+            fprintf(f, "%s%s from ", *unit ? " " : "", unit);
             html(f, cell(row, 8));
         } else {
             fputs("not tested: too few sound fits", f);
@@ -953,13 +1004,13 @@ static int write_page(FILE *f, struct report *r, int argc, char **argv)
             tb_analysis_nruns(r->a), tb_analysis_nruns(r->a) == 1 ? "" : "s", r->nrows,
             r->nrows == 1 ? "" : "s", r->nrows - flagged - (size_t)r->failed, flagged, r->failed);
     /* the comparison before the runs: it is what the page is for */
-    if (write_comparison(f, r) < 0)
+    if (write_comparison(f, r) < 0 || write_strategies(f, r) < 0)
         return -1;
     write_runs(f, r);
     write_fits(f, r);
     fputs("<section id=figures><h2>Figures</h2>\n", f);
     for (size_t i = 0; i < r->nfigs; i++)
-        if (i != r->cmp_fig && write_figure(f, r, i) < 0)
+        if (i != r->cmp_fig && i != r->tradeoff_fig && write_figure(f, r, i) < 0)
             return -1;
     if (!r->nfigs)
         fputs("<p>No figure (see the messages).</p>", f);
@@ -992,7 +1043,7 @@ static int make_dir(const char *path)
 int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .max_figures = 12, .jobs = 1};
-    struct report r = {.s = &s, .cmp_fig = SIZE_MAX};
+    struct report r = {.s = &s, .cmp_fig = SIZE_MAX, .tradeoff_fig = SIZE_MAX};
     struct tb_paths paths = {0};
     char err[TB_ERRMAX];
     tb_model_settings_init(&s.m);
@@ -1067,6 +1118,7 @@ int main(int argc, char **argv)
         if (tb_result_from_column(tb_analysis_column(r.a, i), &r.rows[r.nrows]) < 0)
             continue;
         r.failed += r.rows[r.nrows].failed;
+        r.limited |= isfinite(r.rows[r.nrows].limit) || isfinite(r.rows[r.nrows].throttled_share);
         tb_results_write(rf, &r.rows[r.nrows++], TB_FIT_MAX_ORDER);
     }
     if (fclose(rf) != 0) {
