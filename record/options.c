@@ -15,12 +15,13 @@
 
 #include "options.h"
 #include "tbfit.h"   /* its libc-only quantities: tb_parse_duration() and the like */
+#include "freezer.h"
 #include "window_spec.h"
 
 enum {
     OPT_SYSFS_ROOT = 256, OPT_PROCFS_ROOT, OPT_SCHED_DEADLINE, OPT_UNBUFFERED,
     OPT_FSYNC, OPT_LIST_SENSORS, OPT_META, OPT_NO_META, OPT_COOLDOWN, OPT_WINDOW,
-    OPT_COMPAT,
+    OPT_COMPAT, OPT_FREEZE,
 };
 /* "+": options end at the benchmark's name, as in thermobench. */
 #define OPTSTRING "+:t:p:o:O:n:S:s:c:le:Euw:W:f:F::rAvhV"
@@ -93,6 +94,10 @@ static const char usage_text[] =
     "                            FRAME (30ms/100ms), stopped outside it: a\n"
     "                            partitioned scheduler's window; the window\n"
     "                            column marks each edge\n"
+    "      --freeze=HOW          how --window stops the benchmark: auto (the\n"
+    "                            default: a control group's freezer, cgroup v2\n"
+    "                            else v1, else signals), cgroup2, cgroup1 or\n"
+    "                            signal (SIGSTOP/SIGCONT to its process group)\n"
     "  -r, --randomize           sample at a random point within each period\n"
     "      --sched-deadline[=BUDGET]\n"
     "                            sample under SCHED_DEADLINE with BUDGET % of\n"
@@ -471,6 +476,7 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         {"randomize", no_argument, NULL, 'r'},
         {"sched-deadline", optional_argument, NULL, OPT_SCHED_DEADLINE},
         {"window", required_argument, NULL, OPT_WINDOW},
+        {"freeze", required_argument, NULL, OPT_FREEZE},
         {"unbuffered", no_argument, NULL, OPT_UNBUFFERED},
         {"fsync", no_argument, NULL, OPT_FSYNC},
         {"all-sensors", no_argument, NULL, 'A'},
@@ -593,6 +599,13 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
                 return usage_error("--window wants ON/FRAME, as 30ms/100ms (ms, us or s; ON shorter "
                                    "than FRAME, FRAME at least 1 ms), not ", optarg);
             break;
+        case OPT_FREEZE: {
+            enum freezer_way way;
+            if (freezer_way_parse(optarg, &way) < 0)
+                return usage_error("--freeze wants auto, cgroup2, cgroup1 or signal, not ", optarg);
+            s->window_freeze = (int)way;
+            break;
+        }
         case OPT_META: {
             char why[256];
             const char *eq = strchr(optarg, '=');
@@ -645,6 +658,8 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
         return usage_error("--cooldown needs a benchmark whose end it follows", NULL);
     if (!s->bench_argv && s->window_frame_ms > 0)
         return usage_error("--window needs a benchmark to run in it", NULL);
+    if (s->window_freeze != FREEZER_AUTO && !(s->window_frame_ms > 0))
+        return usage_error("--freeze is for --window", NULL);
     if (s->fan_on >= 0 && !s->fan_cmd)
         return usage_error("--fan-on needs --fan-cmd", NULL);
     if (!isnan(s->wait_temp) && s->no_sensors)

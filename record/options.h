@@ -53,6 +53,7 @@ struct record_settings {
     double cooldown_s;         /* recorded after the benchmark's end; 0: none */
     double window_on_ms;       /* --window ON/FRAME: the benchmark runs ON ms */
     double window_frame_ms;    /* of every FRAME ms; 0: always */
+    int window_freeze;         /* --freeze: an enum freezer_way */
     double period_ms;
     const char *output_dir;
     const char *output;        /* file, "-" for stdout; NULL: DIR/NAME.csv */

@@ -73,6 +73,12 @@ static void stop_guardian(struct process *p)
 
 int process_start(struct process *p, char *const *argv, char *err, size_t errlen)
 {
+    return process_start_joined(p, argv, -1, err, errlen);
+}
+
+int process_start_joined(struct process *p, char *const *argv, int join_fd, char *err,
+                         size_t errlen)
+{
     int out[2], report[2];
 
     memset(p, 0, sizeof *p);
@@ -108,10 +114,16 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(127);   /* the parent died before the line above (it may be PID 1 itself) */
+        /* into the control group before exec: its children are born in it
+         * (a failure told as a negative errno) */
+        int e = 0;
+        if (join_fd >= 0 && write(join_fd, "0", 1) < 0)
+            e = -errno;
         dup2(out[1], STDOUT_FILENO);
-        execvp(argv[0], argv);
-        /* Tell the parent why, through the pipe exec would have closed. */
-        int e = errno;
+        if (e == 0) {
+            execvp(argv[0], argv);
+            e = errno;   /* tell the parent why, through the pipe exec would have closed */
+        }
         if (write(report[1], &e, sizeof e) < 0)
             _exit(127);
         _exit(127);
@@ -125,7 +137,12 @@ int process_start(struct process *p, char *const *argv, char *err, size_t errlen
         ;
     close(report[0]);
     if (n == sizeof e) {
-        snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
+        if (e < 0)
+            snprintf(err, errlen, "cannot move %s into its control group: %s", argv[0],
+                     strerror(-e));
+        else
+            snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
+        e = e < 0 ? -e : e;
         waitpid(pid, NULL, 0);
         close(out[0]);
         errno = e;

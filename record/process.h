@@ -27,6 +27,11 @@ struct process {
  * errno set to why it could not be started (ENOENT: no such program). */
 int process_start(struct process *p, char *const *argv, char *err, size_t errlen);
 
+/* As process_start(), the process moved into a control group first by
+ * writing "0" to JOIN_FD (its cgroup.procs; -1: none). */
+int process_start_joined(struct process *p, char *const *argv, int join_fd, char *err,
+                         size_t errlen);
+
 /* As process_start() for "/bin/sh -c CMD". */
 int process_start_shell(struct process *p, const char *cmd, char *err, size_t errlen);
 

@@ -38,6 +38,7 @@
 #include "cpu_load.h"
 #include "csv_writer.h"
 #include "options.h"
+#include "freezer.h"
 #include "process.h"
 #include "sensor.h"
 
@@ -138,6 +139,7 @@ struct recorder {
     double first_celsius[SUMMARY_SENSORS];   /* the first sample's, for the summary */
     int64_t sensors_checked;    /* when the sensors' paths were last checked */
     int64_t win_next;           /* --window: the next edge; 0: no window */
+    struct freezer freezer;     /* --window: how the benchmark is stopped */
     int win_open;
     long long win_edges, win_missed;
 };
@@ -533,7 +535,7 @@ static void window_edge(struct recorder *r, int64_t now)
         return;
     }
     if (open != r->win_open) {
-        kill(-r->bench.pgid, open ? SIGCONT : SIGSTOP);
+        freezer_set(&r->freezer, r->bench.pgid, !open);
         r->win_open = open;
         r->win_edges++;
         write_event_at(r, r->col_window, open ? "1" : "0", now);   /* when it was decided */
@@ -552,6 +554,7 @@ static int64_t start_cooldown(struct recorder *r)
     r->bench_ended = r->bench.pid == 0;
     process_drain(&r->bench, on_benchmark_line, r);
     event_flush(r);
+    freezer_set(&r->freezer, r->bench.pgid, 0);   /* a frozen group takes no TERM */
     process_stop(&r->bench, 2000);
     int64_t end = now_ns();
     write_event_at(r, r->col_running, "0", end);
@@ -926,6 +929,7 @@ oom:
 
 static void recorder_free(struct recorder *r)
 {
+    freezer_close(&r->freezer);   /* what left the benchmark's group is stopped too */
     sensors_close(r->sensors, r->nsensors);
     if (r->have_cpu)
         cpu_load_close(&r->cpu);
@@ -962,16 +966,38 @@ static long peak_rss_kib(void)
     return kib;
 }
 
-/* "# window: 30ms/100ms", the schedule the window column's edges follow. */
-static int add_window_meta(struct record_settings *s)
+/* "# window: 30ms/100ms", the schedule the window column's edges follow,
+ * and "# window_freeze: cgroup2", how the benchmark was stopped outside. */
+static int add_window_meta(struct record_settings *s, const struct freezer *f)
 {
-    char **more = realloc(s->metas, (s->nmetas + 1) * sizeof *more);
+    char **more = realloc(s->metas, (s->nmetas + 2) * sizeof *more);
     if (!more)
         return -1;
     s->metas = more;
     if (asprintf(&more[s->nmetas], "window=%gms/%gms", s->window_on_ms, s->window_frame_ms) < 0)
         return -1;
     s->nmetas++;
+    if (asprintf(&more[s->nmetas], "window_freeze=%s", freezer_way_name(f->way)) < 0)
+        return -1;
+    s->nmetas++;
+    return 0;
+}
+
+/* --window's way of stopping the benchmark (--freeze): 0, or -1 with ERR
+ * when the way asked for cannot be had.  Falling back to signals is said:
+ * what leaves the benchmark's process group then runs on. */
+static int open_freezer(struct recorder *r, const struct record_settings *s, char *err,
+                        size_t errlen)
+{
+    char why[600];
+    if (freezer_open(&r->freezer, (enum freezer_way)s->window_freeze, why, sizeof why) < 0) {
+        snprintf(err, errlen, "--freeze %s: %s", freezer_way_name((enum freezer_way)s->window_freeze),
+                 why);
+        return -1;
+    }
+    if (r->freezer.why[0] && s->verbose)
+        fprintf(stderr, "tb-record: --window stops the benchmark's process group by signals "
+                "(%s)\n", r->freezer.why);
     return 0;
 }
 
@@ -1072,7 +1098,9 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    if (!s.no_meta && s.window_frame_ms > 0 && add_window_meta(&s) < 0) {
+    if (s.window_frame_ms > 0 && open_freezer(&r, &s, err, sizeof err) < 0)
+        goto fail;
+    if (!s.no_meta && s.window_frame_ms > 0 && add_window_meta(&s, &r.freezer) < 0) {
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
@@ -1100,7 +1128,8 @@ int main(int argc, char **argv)
     if (s.fan_cmd)
         fan_set(&s, s.fan_on >= 0 ? s.fan_on : 0, &unblocked);
     if (s.bench_argv && !stop_signal) {   /* no benchmark started after a signal */
-        if (process_start(&r.bench, s.bench_argv, err, sizeof err) < 0) {
+        if (process_start_joined(&r.bench, s.bench_argv, freezer_join_fd(&r.freezer), err,
+                                 sizeof err) < 0) {
             fprintf(stderr, "tb-record: %s\n", err);
             status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
             for (size_t h = 0; h < r.nhelpers; h++)
@@ -1144,6 +1173,8 @@ int main(int argc, char **argv)
         int ended_by_itself = r.cooling ? r.bench_ended : r.bench.pid == 0;
         process_drain(&r.bench, on_benchmark_line, &r);   /* what is there */
         event_flush(&r);
+        if (r.win_next || r.freezer.frozen)
+            freezer_set(&r.freezer, r.bench.pgid, 0);
         process_stop(&r.bench, 2000);
         if (ended_by_itself)
             status = benchmark_exit_status(&r.bench, s.bench_argv[0]);
