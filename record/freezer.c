@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,23 +99,60 @@ static int make_group(struct freezer *f, enum freezer_way way, char *why, size_t
     return 0;
 }
 
+static void empty_group(struct freezer *f);
+
+/* A guardian of the group: should tb-record die without closing it
+ * (SIGKILL), a frozen benchmark would stay frozen (a frozen task takes no
+ * SIGKILL in cgroup v1) and the group stay behind; it thaws and empties
+ * the group then.  A byte from us first means all is done. */
+static void start_guardian(struct freezer *f)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return;
+    pid_t g = fork();
+    if (g < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (g == 0) {
+        char c;
+        ssize_t n;
+        close(fds[1]);
+        signal(SIGINT, SIG_IGN);   /* tb-record takes them and closes the group */
+        signal(SIGHUP, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR)
+            ;
+        if (n == 0) {
+            f->frozen = 1;
+            empty_group(f);
+        }
+        _exit(0);
+    }
+    close(fds[0]);
+    f->guard = g;
+    f->guard_fd = fds[1];
+}
+
 int freezer_open(struct freezer *f, enum freezer_way want, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    f->procs_fd = f->ctl_fd = -1;
+    f->procs_fd = f->ctl_fd = f->guard_fd = -1;
     f->way = FREEZER_SIGNAL;
     if (want == FREEZER_SIGNAL)
         return 0;
-    if (want != FREEZER_AUTO) {
-        if (make_group(f, want, err, errlen) < 0)
+    char v2[256], v1[256];
+    if (want != FREEZER_AUTO ? make_group(f, want, err, errlen) < 0
+                             : make_group(f, FREEZER_CGROUP2, v2, sizeof v2) < 0 &&
+                                   make_group(f, FREEZER_CGROUP1, v1, sizeof v1) < 0) {
+        if (want != FREEZER_AUTO)
             return -1;
+        snprintf(f->why, sizeof f->why, "%s; %s", v2, v1);
         return 0;
     }
-    char v2[256], v1[256];
-    if (make_group(f, FREEZER_CGROUP2, v2, sizeof v2) == 0 ||
-        make_group(f, FREEZER_CGROUP1, v1, sizeof v1) == 0)
-        return 0;
-    snprintf(f->why, sizeof f->why, "%s; %s", v2, v1);
+    start_guardian(f);
     return 0;
 }
 
@@ -159,10 +197,9 @@ static int kill_members(const struct freezer *f)
     return empty;
 }
 
-void freezer_close(struct freezer *f)
+/* Thaw the group, kill what is in it, remove it. */
+static void empty_group(struct freezer *f)
 {
-    if (f->way == FREEZER_AUTO && !f->dir[0])   /* never opened (zeroed) */
-        return;
     if (f->ctl_fd >= 0 && f->frozen)
         freezer_set(f, 0, 0);   /* a frozen task takes no SIGKILL in cgroup v1 */
     if (f->dir[0]) {
@@ -175,6 +212,22 @@ void freezer_close(struct freezer *f)
         }
         f->dir[0] = '\0';
     }
+}
+
+void freezer_close(struct freezer *f)
+{
+    if (f->way == FREEZER_AUTO && !f->dir[0])   /* never opened (zeroed) */
+        return;
+    if (f->guard > 0) {
+        if (write(f->guard_fd, "x", 1) < 0) {
+            /* it is gone already */
+        }
+        close(f->guard_fd);
+        waitpid(f->guard, NULL, 0);
+        f->guard = 0;
+        f->guard_fd = -1;
+    }
+    empty_group(f);
     if (f->procs_fd >= 0)
         close(f->procs_fd);
     if (f->ctl_fd >= 0)

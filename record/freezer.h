@@ -21,6 +21,9 @@ struct freezer {
     int procs_fd;            /* its cgroup.procs, for the benchmark to join */
     int ctl_fd;              /* its cgroup.freeze or freezer.state */
     int frozen;
+    pid_t guard;             /* thaws and empties the group should
+                                tb-record die (SIGKILL), or 0 */
+    int guard_fd;            /* our end of its pipe, or -1 */
     char why[600];           /* with AUTO: why no group could be made */
 };
 
