@@ -101,45 +101,21 @@ static int make_group(struct freezer *f, enum freezer_way way, char *why, size_t
 
 static void empty_group(struct freezer *f);
 
-/* A guardian of the group: should tb-record die without closing it
- * (SIGKILL), a frozen benchmark would stay frozen (a frozen task takes no
- * SIGKILL in cgroup v1) and the group stay behind; it thaws and empties
- * the group then.  A byte from us first means all is done. */
-static void start_guardian(struct freezer *f)
+/* Should tb-record die without closing the group (SIGKILL), a frozen
+ * benchmark would stay frozen (a frozen task takes no SIGKILL in cgroup
+ * v1) and the group stay behind: the guardian thaws and empties it. */
+static void empty_orphaned_group(void *ctx)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return;
-    pid_t g = fork();
-    if (g < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return;
-    }
-    if (g == 0) {
-        char c;
-        ssize_t n;
-        close(fds[1]);
-        signal(SIGINT, SIG_IGN);   /* tb-record takes them and closes the group */
-        signal(SIGHUP, SIG_IGN);
-        signal(SIGTERM, SIG_IGN);
-        while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR)
-            ;
-        if (n == 0) {
-            f->frozen = 1;
-            empty_group(f);
-        }
-        _exit(0);
-    }
-    close(fds[0]);
-    f->guard = g;
-    f->guard_fd = fds[1];
+    struct freezer *f = ctx;
+    f->frozen = 1;
+    empty_group(f);
 }
 
 int freezer_open(struct freezer *f, enum freezer_way want, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    f->procs_fd = f->ctl_fd = f->guard_fd = -1;
+    f->procs_fd = f->ctl_fd = -1;
+    f->guard = (struct guardian){0, -1};
     f->way = FREEZER_SIGNAL;
     if (want == FREEZER_SIGNAL)
         return 0;
@@ -152,7 +128,7 @@ int freezer_open(struct freezer *f, enum freezer_way want, char *err, size_t err
         snprintf(f->why, sizeof f->why, "%s; %s", v2, v1);
         return 0;
     }
-    start_guardian(f);
+    guardian_start(&f->guard, empty_orphaned_group, f);
     return 0;
 }
 
@@ -218,15 +194,7 @@ void freezer_close(struct freezer *f)
 {
     if (f->way == FREEZER_AUTO && !f->dir[0])   /* never opened (zeroed) */
         return;
-    if (f->guard > 0) {
-        if (write(f->guard_fd, "x", 1) < 0) {
-            /* it is gone already */
-        }
-        close(f->guard_fd);
-        waitpid(f->guard, NULL, 0);
-        f->guard = 0;
-        f->guard_fd = -1;
-    }
+    guardian_release(&f->guard);
     empty_group(f);
     if (f->procs_fd >= 0)
         close(f->procs_fd);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "guardian.h"
+
 enum freezer_way { FREEZER_AUTO, FREEZER_CGROUP2, FREEZER_CGROUP1, FREEZER_SIGNAL };
 
 struct freezer {
@@ -21,9 +23,8 @@ struct freezer {
     int procs_fd;            /* its cgroup.procs, for the benchmark to join */
     int ctl_fd;              /* its cgroup.freeze or freezer.state */
     int frozen;
-    pid_t guard;             /* thaws and empties the group should
-                                tb-record die (SIGKILL), or 0 */
-    int guard_fd;            /* our end of its pipe, or -1 */
+    struct guardian guard;   /* thaws and empties the group should
+                                tb-record die (SIGKILL) */
     char why[600];           /* with AUTO: why no group could be made */
 };
 

@@ -19,56 +19,11 @@
 
 #include "process.h"
 
-/* A guardian: a small process that waits on a pipe from us and, should we
- * die without closing the group ourselves (SIGKILL, a crash), kills the
- * whole process group GROUP, grandchildren included.  A byte from us
- * first means all is done: it exits without killing. */
-static void start_guardian(struct process *p)
+/* Should we die without stopping the group ourselves (SIGKILL, a crash),
+ * the guardian kills the whole process group, grandchildren included. */
+static void kill_group(void *ctx)
 {
-    int fds[2];
-    p->guard = 0;
-    p->guard_fd = -1;
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return;
-    pid_t g = fork();
-    if (g < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return;
-    }
-    if (g == 0) {
-        char c;
-        ssize_t n;
-        close(fds[1]);
-        /* Ctrl-C reaches tb-record, which stops the group itself. */
-        signal(SIGINT, SIG_IGN);
-        signal(SIGHUP, SIG_IGN);
-        signal(SIGTERM, SIG_IGN);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR)
-            ;
-        if (n == 0)
-            kill(-p->pgid, SIGKILL);
-        _exit(0);
-    }
-    close(fds[0]);
-    p->guard = g;
-    p->guard_fd = fds[1];
-}
-
-static void stop_guardian(struct process *p)
-{
-    if (p->guard_fd < 0)
-        return;
-    if (write(p->guard_fd, "x", 1) < 0) {
-        /* it is gone already */
-    }
-    close(p->guard_fd);
-    waitpid(p->guard, NULL, 0);
-    p->guard_fd = -1;
-    p->guard = 0;
+    kill(-((struct process *)ctx)->pgid, SIGKILL);
 }
 
 int process_start(struct process *p, char *const *argv, char *err, size_t errlen)
@@ -83,7 +38,7 @@ int process_start_joined(struct process *p, char *const *argv, int join_fd, char
 
     memset(p, 0, sizeof *p);
     p->out_fd = -1;
-    p->guard_fd = -1;
+    p->guard = (struct guardian){0, -1};
     if (pipe2(out, O_CLOEXEC) < 0)
         goto pipe_failed;
     if (pipe2(report, O_CLOEXEC) < 0) {
@@ -151,7 +106,7 @@ int process_start_joined(struct process *p, char *const *argv, int join_fd, char
     fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
     p->pid = p->pgid = pid;
     p->out_fd = out[0];
-    start_guardian(p);
+    guardian_start(&p->guard, kill_group, p);
     return 0;
 
 pipe_failed:
@@ -243,7 +198,7 @@ void process_stop(struct process *p, int grace_ms)
     pid_t group = p->pgid;
 
     if (group <= 0) {
-        stop_guardian(p);
+        guardian_release(&p->guard);
         return;
     }
     if (p->pid > 0) {
@@ -261,5 +216,5 @@ void process_stop(struct process *p, int grace_ms)
         close(p->out_fd);
         p->out_fd = -1;
     }
-    stop_guardian(p);
+    guardian_release(&p->guard);
 }

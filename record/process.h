@@ -10,11 +10,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "guardian.h"
+
 struct process {
     pid_t pid;          /* 0 once reaped */
     pid_t pgid;         /* its process group, until stopped */
-    pid_t guard;        /* the guardian of the group, or 0 */
-    int guard_fd;       /* our end of its pipe, or -1 */
+    struct guardian guard;   /* kills the group should we die first */
     int out_fd;         /* its standard output; -1 after end of file */
     int status;         /* wait status once reaped */
     double cpu_s;       /* its CPU time (user + system) once reaped */

@@ -884,7 +884,7 @@ static int build_columns(struct recorder *r, char *err, size_t errlen)
         r->helpers[h].spec = &s->execs[h];
         r->helpers[h].first_col = r->ncols;
         r->helpers[h].proc.out_fd = -1;
-        r->helpers[h].proc.guard_fd = -1;
+        r->helpers[h].proc.guard = (struct guardian){0, -1};
         r->nhelpers++;
         for (size_t k = 0; k < s->execs[h].ncols; k++)
             if (add_header(r, NULL, s->execs[h].cols[k].name) < 0)
