@@ -466,7 +466,7 @@ static int show_run(const char *path, const struct settings *s, int first)
     for (size_t k = 0; k < n; k++)
         if (tb_column_summarise(tb_run_column(run, idx[k]), &sum[k]) < 0)
             goto out;
-    int mrc = s->metrics ? tb_run_metrics_compute(run, -INFINITY, INFINITY, 0.95, &m, err,
+    int mrc = s->metrics ? tb_run_metrics_compute(run, -INFINITY, INFINITY, 0.95, NULL, 0, &m, err,
                                                   sizeof err) : 0;
     if (mrc == -1) {
         fprintf(stderr, "tb-info: --metrics: %s\n", err);

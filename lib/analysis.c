@@ -215,64 +215,31 @@ static size_t choose_columns(tb_analysis *a, const tb_analysis_options *o, const
     return n;
 }
 
-/* The sum of the work rates of the work counters of RUN within [FROM,
- * TO] into *RATE and over its last third into *SUSTAINED, NaN when none;
- * a --work spec that names no column is an input error. */
-static void work_rate(tb_analysis *a, const tb_analysis_options *o, const tb_run *run,
-                      double from, double to, tb_estimate *rate, tb_estimate *sustained)
+/* The metrics of run R over [FROM, TO] into the analysis, its work rate
+ * from the --work columns if any (a spec that names no column is an input
+ * error); a run whose window holds too few points has none (its columns
+ * have no fit either). */
+static const tb_run_metrics *run_metrics(tb_analysis *a, size_t r, const tb_analysis_options *o,
+                                         double from, double to)
 {
-    size_t ncols = tb_run_ncolumns(run), n = 0;
-    size_t *idx = malloc(ncols * sizeof *idx);
-    const tb_column **work = malloc(ncols * sizeof *work);
+    const tb_run *run = a->runs[r];
     char err[TB_ERRMAX];
-
-    *rate = *sustained = (tb_estimate){NAN, NAN, NAN};
-    if (!idx || !work) {
-        a->out_of_memory = 1;
-        free(idx);
-        free(work);
-        return;
-    }
-    if (o->nwork == 0) {
-        for (size_t i = 1; i < ncols; i++)
-            if (tb_is_work_counter(tb_run_column(run, i)->name))
-                idx[n++] = i;
-    } else {
-        ssize_t m = tb_run_select_all(run, o->work, o->nwork, idx, err, sizeof err);
+    size_t *work = NULL, nwork = 0;
+    if (o->nwork > 0) {
+        if (!(work = malloc(tb_run_ncolumns(run) * sizeof *work))) {
+            a->out_of_memory = 1;
+            return NULL;
+        }
+        ssize_t m = tb_run_select_all(run, o->work, o->nwork, work, err, sizeof err);
         if (m < 0) {
             say(a, "work counter: %s", err);
             raise_status(a, TB_STATUS_INPUT);
         }
-        n = m > 0 ? (size_t)m : 0;
+        nwork = m > 0 ? (size_t)m : 0;
     }
-    /* the counters with a rate in the window (one that has none adds none) */
-    size_t nw = 0;
-    for (size_t k = 0; k < n; k++)
-        if (idx[k] && isfinite(tb_work_rate(tb_run_column(run, idx[k]), from, to)))
-            work[nw++] = tb_run_column(run, idx[k]);
-    if (nw > 0 && tb_work_rate_estimate(work, nw, from, to, o->fit.level, rate) == 0) {
-        /* the last third of the time the counters span in the window */
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t k = 0; k < nw; k++)
-            for (size_t i = 0; i < work[k]->n; i++)
-                if (work[k]->t[i] >= from && work[k]->t[i] <= to) {
-                    lo = fmin(lo, work[k]->t[i]);
-                    hi = fmax(hi, work[k]->t[i]);
-                }
-        tb_work_rate_estimate(work, nw, hi - (hi - lo) / 3, hi, o->fit.level, sustained);
-    }
-    free(idx);
-    free(work);
-}
-
-/* The metrics of run R over [FROM, TO] into the analysis; a run whose
- * window holds too few points has none (its columns have no fit either). */
-static const tb_run_metrics *run_metrics(tb_analysis *a, size_t r, const tb_analysis_options *o,
-                                         double from, double to)
-{
-    char err[TB_ERRMAX];
-    int rc = tb_run_metrics_compute(a->runs[r], from, to, o->fit.level, &a->metrics[r], err,
+    int rc = tb_run_metrics_compute(run, from, to, o->fit.level, work, nwork, &a->metrics[r], err,
                                     sizeof err);
+    free(work);
     if (rc == -2)
         a->out_of_memory = 1;
     return rc == 0 ? &a->metrics[r] : NULL;
@@ -350,11 +317,8 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
         raise_status(a, TB_STATUS_INPUT);
     }
     size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
-    tb_estimate ops = {NAN, NAN, NAN}, sustained = ops;
     /* the load's window: with --cooling its heating part */
     double load_to = o->cooling ? fmin(o->to, load_end) : o->to;
-    if (a->status == TB_STATUS_OK)
-        work_rate(a, o, run, from_of(o), o->to, &ops, &sustained);
     const tb_run_metrics *metrics = a->status == TB_STATUS_OK
                                         ? run_metrics(a, r, o, from_of(o), load_to) : NULL;
     double since;
@@ -410,7 +374,9 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
             col->pub = (tb_analysed_column){
                 .run = run, .source = file, .index = idx[k], .column = c,
                 .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
-                .ops_per_s = ops.value, .ops = ops, .ops_sustained = sustained,
+                .ops_per_s = metrics ? metrics->ops.value : NAN,
+                .ops = metrics ? metrics->ops : (tb_estimate){NAN, NAN, NAN},
+                .ops_sustained = metrics ? metrics->ops_sustained : (tb_estimate){NAN, NAN, NAN},
                 .metrics = metrics, .sensor = sensor_of(metrics, idx[k]),
                 .throttled_since = since, .throttled_by = by, .settle = NAN,
                 .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,

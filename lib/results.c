@@ -256,8 +256,7 @@ void tb_result_measured(const tb_analysed_column *c, tb_result *r)
         r->throttled_share = fmax(r->throttled_share, m->cooling[i].throttled_share);
     r->ops_sustained = c->ops_sustained;
     r->energy_j = m && m->npower ? m->power[0].energy_j : NAN;
-    r->ops_per_j = m && m->npower && m->power[0].mean_w > 0 ? c->ops_per_s / m->power[0].mean_w
-                                                            : NAN;
+    r->ops_per_j = m ? m->ops_per_j : NAN;
 }
 
 int tb_result_from_column(const tb_analysed_column *c, tb_result *r)

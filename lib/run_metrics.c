@@ -120,22 +120,28 @@ static void power_metrics(const tb_run *run, size_t k, double from, double to,
     pm->mean_w = t > 0 ? vt / t : NAN;
 }
 
-/* The work rate of RUN's counters within [FROM, TO] into *OPS. */
-static int work_metrics(const tb_run *run, double from, double to, double level, tb_estimate *ops)
+/* The work rate of RUN's work counters (columns WORK[0..NWORK), or with
+ * WORK NULL those named as work counters) within [FROM, TO] into *OPS and
+ * over its last third into *SUSTAINED; a counter with no rate in the
+ * window adds none. */
+static int work_metrics(const tb_run *run, const size_t *work, size_t nwork, double from,
+                        double to, double level, tb_estimate *ops, tb_estimate *sustained)
 {
     size_t ncols = tb_run_ncolumns(run), n = 0;
-    const tb_column **work = malloc(ncols * sizeof *work);
-    *ops = (tb_estimate){NAN, NAN, NAN};
-    if (!work)
+    const tb_column **c = malloc(ncols * sizeof *c);
+    *ops = *sustained = (tb_estimate){NAN, NAN, NAN};
+    if (!c)
         return -1;
-    for (size_t i = 1; i < ncols; i++) {
-        const tb_column *c = tb_run_column(run, i);
-        if (tb_is_work_counter(c->name) && isfinite(tb_work_rate(c, from, to)))
-            work[n++] = c;
+    for (size_t i = work ? 0 : 1; i < (work ? nwork : ncols); i++) {
+        if (work && work[i] == 0)   /* (the time column) */
+            continue;
+        const tb_column *col = tb_run_column(run, work ? work[i] : i);
+        if ((work || tb_is_work_counter(col->name)) && isfinite(tb_work_rate(col, from, to)))
+            c[n++] = col;
     }
-    if (n > 0)
-        tb_work_rate_estimate(work, n, from, to, level, ops);
-    free(work);
+    if (n > 0 && tb_work_rate_estimate(c, n, from, to, level, ops) == 0)
+        tb_work_rate_estimate(c, n, to - (to - from) / 3, to, level, sustained);
+    free(c);
     return 0;
 }
 
@@ -157,7 +163,8 @@ static int window_of(const tb_run *run, double *from, double *to)
 }
 
 int tb_run_metrics_compute(const tb_run *run, double from, double to, double level,
-                           tb_run_metrics *m, char *err, size_t errlen)
+                           const size_t *work, size_t nwork, tb_run_metrics *m, char *err,
+                           size_t errlen)
 {
     size_t ncols = tb_run_ncolumns(run);
     memset(m, 0, sizeof *m);
@@ -181,8 +188,7 @@ int tb_run_metrics_compute(const tb_run *run, double from, double to, double lev
         else if (strcmp(unit, "W") == 0)
             power_metrics(run, k, from, to, &m->power[m->npower++]);
     }
-    if (work_metrics(run, from, to, level, &m->ops) < 0 ||
-        work_metrics(run, to - (to - from) / 3, to, level, &m->ops_sustained) < 0)
+    if (work_metrics(run, work, nwork, from, to, level, &m->ops, &m->ops_sustained) < 0)
         goto oom;
     m->ops_per_j = m->npower && m->power[0].mean_w > 0 ? m->ops.value / m->power[0].mean_w : NAN;
     return 0;

@@ -619,13 +619,15 @@ typedef struct tb_run_metrics {
  * trip point tb-record wrote for it; for each cooling device's state
  * column (unit "state") the share of time above state 0 and the mean
  * state; for each power column its mean and energy; the work rate overall
- * and over the last third, with LEVEL intervals, and work per joule.  Each
- * sample is held until the next (as the kernel's state and a sensor's
- * reading are).  0; -1 with ERR when the window holds under two points,
+ * and over the last third, with LEVEL intervals, and work per joule (the
+ * work counters: columns WORK[0..NWORK), or with WORK NULL the columns
+ * tb_is_work_counter() names).  Each sample is held until the next (as
+ * the kernel's state and a sensor's reading are).  0; -1 with ERR when the window holds under two points,
  * -2 when memory runs out.  Release with tb_run_metrics_clear().
  */
 int tb_run_metrics_compute(const tb_run *run, double from, double to, double level,
-                           tb_run_metrics *m, char *err, size_t errlen);
+                           const size_t *work, size_t nwork, tb_run_metrics *m, char *err,
+                           size_t errlen);
 void tb_run_metrics_clear(tb_run_metrics *m);
 
 /* The time (s) column C spends above LEVEL within FROM <= t <= TO, each
