@@ -1465,6 +1465,107 @@ typedef struct tb_periodic {
 int tb_ident_periodic(const tb_ident_model *m, const tb_schedule *s, double ambient,
                       tb_periodic *out);
 
+/* ------------------------------------------------------------------ */
+/* The kernel's thermal governors, in closed loop                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * step_wise and power_allocator as Linux 6.8 documents and runs them
+ * (Documentation/driver-api/thermal/power_allocator.rst, the thermal sysfs
+ * ABI), with the 2025 fix that honours the cooling devices' weights in the
+ * budget's split: the kernel's units and integer arithmetic (m°C, mW, the
+ * allocator's 10-bit fixed point), so that a simulated zone takes the
+ * decisions the board's would.  A cooling device is cpufreq's: state 0 the
+ * fastest operating point, state s the s-th slower.
+ */
+
+/* An operating point: a frequency, the power one busy CPU draws at it
+ * above idle, and the work rate of one busy CPU. */
+typedef struct tb_opp {
+    double khz;
+    double power_w;
+    double ops_per_s;
+} tb_opp;
+
+/* A cooling device the governor drives: NCPUS CPUs sharing a frequency,
+ * its operating points by ascending frequency, its weight (the device
+ * tree's contribution; 0 for all: equal). */
+typedef struct tb_cooling_device {
+    const tb_opp *opp;
+    size_t nopp;
+    int ncpus;
+    int weight;
+} tb_cooling_device;
+
+typedef enum tb_governor_kind { TB_GOV_STEP_WISE, TB_GOV_POWER_ALLOCATOR } tb_governor_kind;
+
+#define TB_GOV_MAX_TRIPS 8
+#define TB_GOV_MAX_DEVICES 4
+
+/* A thermal zone's policy: its governor, passive trips (ascending: for the
+ * allocator the first switches it on, the last is the temperature it
+ * controls for), polling delays (polling-delay-passive, polling-delay) and
+ * the allocator's tunables as sysfs takes them: sustainable power (0: the
+ * kernel's estimate), k_po, k_pu, k_i, k_d raw (fixed point, 1024 = 1;
+ * negative: the kernel's defaults from the sustainable power) and the
+ * integral cutoff. */
+typedef struct tb_zone_policy {
+    tb_governor_kind governor;
+    size_t ntrips;
+    double trip_c[TB_GOV_MAX_TRIPS];
+    double poll_passive_s, poll_idle_s;
+    double sustainable_w;
+    long k_po, k_pu, k_i, k_d;
+    double integral_cutoff_c;
+} tb_zone_policy;
+
+/* Fill P with a zone's usual policy: GOVERNOR, no trips, 100 ms passive
+ * and 1 s idle polling, the allocator's defaults. */
+void tb_zone_policy_default(tb_zone_policy *p, tb_governor_kind governor);
+
+/* What one poll did (the allocator's terms are 0 under step_wise). */
+typedef struct tb_governor_trace {
+    double err_c;                    /* desired − temperature */
+    double p_w, i_w, d_w;            /* the PID's terms */
+    double budget_w;                 /* sustainable + P + I + D, clamped */
+    double requested_w[TB_GOV_MAX_DEVICES], granted_w[TB_GOV_MAX_DEVICES];
+    int state[TB_GOV_MAX_DEVICES];   /* each device's state after the poll */
+    double next_poll_s;              /* the delay to the next poll */
+} tb_governor_trace;
+
+/* A zone and its devices, between polls. */
+typedef struct tb_governor {
+    tb_zone_policy policy;
+    size_t ndev;
+    tb_cooling_device dev[TB_GOV_MAX_DEVICES];
+    long temp_mc, last_temp_mc;      /* the last two readings */
+    int passive;                     /* instances throttling (polls passively) */
+    int state[TB_GOV_MAX_DEVICES];   /* applied */
+    int target[TB_GOV_MAX_TRIPS][TB_GOV_MAX_DEVICES];   /* step_wise's, -1: none */
+    int initialized[TB_GOV_MAX_TRIPS][TB_GOV_MAX_DEVICES];
+    int last_load[TB_GOV_MAX_DEVICES];   /* Σ per-CPU load, % */
+    long long err_integral;          /* the allocator's, fixed point */
+    long prev_err;
+    unsigned long sustainable_mw;    /* in use */
+    long k_po, k_pu, k_i, k_d;       /* in use */
+} tb_governor;
+
+/* Start G on policy P over devices DEV[0..NDEV): every state 0, nothing
+ * read yet.  0; -1 with ERR for a policy the kernel would refuse (no
+ * trip, trips not ascending, no operating point, a power not positive,
+ * too many devices or trips). */
+int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_device *dev,
+                     size_t ndev, char *err, size_t errlen);
+
+/* One poll of the zone at TEMP_C, device k's CPUs busy LOAD[k] of the time
+ * (0 to 1, each) since the last: the governor's decision into G (its
+ * states) and TR (may be NULL). */
+void tb_governor_poll(tb_governor *g, double temp_c, const double *load, tb_governor_trace *tr);
+
+/* The power (W) device DEV draws at STATE with its CPUs busy LOAD of the
+ * time, above idle; its work rate (operations/s) into *OPS. */
+double tb_cooling_power(const tb_cooling_device *dev, int state, double load, double *ops);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,327 @@
+/*
+ * governor.c -- the kernel's thermal governors step_wise and
+ * power_allocator, one poll at a time, as Linux 6.8 runs them: written
+ * from their documented behaviour (Documentation/driver-api/thermal/
+ * power_allocator.rst, sysfs-api.rst, the thermal sysfs ABI), in the
+ * kernel's units and integer arithmetic so a simulated zone takes the
+ * board's decisions, rounding included.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tbfit.h"
+
+#define FRAC_BITS 10                      /* the allocator's fixed point */
+#define TEMP_INVALID (-274000L)           /* m°C: before the first reading */
+
+enum trend { STABLE, RAISING, DROPPING };
+
+static long long mul_frac(long long a, long long b)
+{
+    return (a * b) >> FRAC_BITS;
+}
+
+/* (X + D/2) / D: the allocator's rounding division */
+static unsigned long long div_round(unsigned long long x, unsigned long long d)
+{
+    return (x + d / 2) / d;
+}
+
+/* The energy model's power of one CPU at operating point I, mW (stored
+ * in µW, truncated to mW as cpufreq's cooling device reads it). */
+static unsigned long opp_mw(const tb_cooling_device *d, size_t i)
+{
+    return (unsigned long)(d->opp[i].power_w * 1e6 + 0.5) / 1000;
+}
+
+static int max_state(const tb_cooling_device *d)
+{
+    return (int)d->nopp - 1;
+}
+
+/* The device's power at STATE, all its CPUs busy, mW. */
+static unsigned long state2power(const tb_cooling_device *d, int state)
+{
+    return opp_mw(d, (size_t)(max_state(d) - state)) * (unsigned long)d->ncpus;
+}
+
+/* The deepest state whose operating point's power per busy CPU fits
+ * GRANTED spread over LOAD (Σ per-CPU %): the fastest point that fits. */
+static int power2state(const tb_cooling_device *d, unsigned long granted, int load)
+{
+    unsigned long norm = granted * 100 / (unsigned long)(load > 1 ? load : 1);
+    for (int i = max_state(d); i >= 1; i--)
+        if (opp_mw(d, (size_t)i) <= norm)
+            return max_state(d) - i;
+    return max_state(d);
+}
+
+/* Σ per-CPU load, % (each CPU's truncated, as the scheduler's is). */
+static int load_percent(const tb_cooling_device *d, double load)
+{
+    double l = load < 0 ? 0 : load > 1 ? 1 : load;
+    return d->ncpus * (int)(l * 100 + 1e-9);
+}
+
+void tb_zone_policy_default(tb_zone_policy *p, tb_governor_kind governor)
+{
+    memset(p, 0, sizeof *p);
+    p->governor = governor;
+    p->poll_passive_s = 0.1;
+    p->poll_idle_s = 1;
+    p->k_po = p->k_pu = p->k_i = p->k_d = -1;
+}
+
+static long to_mc(double c)
+{
+    return lround(c * 1000);
+}
+
+int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_device *dev,
+                     size_t ndev, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    if (p->ntrips < 1 || p->ntrips > TB_GOV_MAX_TRIPS) {
+        snprintf(err, errlen, "a zone needs 1 to %d passive trips, not %zu", TB_GOV_MAX_TRIPS,
+                 p->ntrips);
+        return -1;
+    }
+    for (size_t k = 1; k < p->ntrips; k++)
+        if (!(p->trip_c[k] > p->trip_c[k - 1])) {
+            snprintf(err, errlen, "trips must rise: %g °C after %g °C", p->trip_c[k],
+                     p->trip_c[k - 1]);
+            return -1;
+        }
+    if (ndev < 1 || ndev > TB_GOV_MAX_DEVICES) {
+        snprintf(err, errlen, "1 to %d cooling devices, not %zu", TB_GOV_MAX_DEVICES, ndev);
+        return -1;
+    }
+    if (!(p->poll_passive_s >= 0.001) || !(p->poll_idle_s >= 0.001)) {
+        snprintf(err, errlen, "polling delays of at least 1 ms (this governor polls)");
+        return -1;
+    }
+    for (size_t a = 0; a < ndev; a++) {
+        if (dev[a].nopp < 1 || dev[a].ncpus < 1) {
+            snprintf(err, errlen, "cooling device %zu: no operating point or no CPU", a);
+            return -1;
+        }
+        for (size_t i = 0; i < dev[a].nopp; i++)
+            if (!(dev[a].opp[i].power_w > 0) || (i > 0 && !(dev[a].opp[i].khz > dev[a].opp[i - 1].khz))) {
+                snprintf(err, errlen, "cooling device %zu: operating points by rising frequency, "
+                         "each with a positive power", a);
+                return -1;
+            }
+    }
+    g->policy = *p;
+    g->ndev = ndev;
+    memcpy(g->dev, dev, ndev * sizeof *dev);
+    g->temp_mc = TEMP_INVALID;
+    for (size_t k = 0; k < TB_GOV_MAX_TRIPS; k++)
+        for (size_t a = 0; a < TB_GOV_MAX_DEVICES; a++)
+            g->target[k][a] = -1;
+    return 0;
+}
+
+/* --- step_wise --------------------------------------------------------------------- */
+
+/* One trip: each device's instance moves a state at most, up on a rising
+ * reading at or above the trip, down on a falling one below it; then each
+ * device takes the deepest state its instances ask for. */
+static void step_wise_trip(tb_governor *g, size_t k, enum trend trend)
+{
+    int throttle = g->temp_mc >= to_mc(g->policy.trip_c[k]);
+    for (size_t a = 0; a < g->ndev; a++) {
+        int cur = g->state[a], top = max_state(&g->dev[a]);
+        int old = g->target[k][a], new = old;
+        int up = cur + 1 > top ? top : cur + 1, down = cur - 1 < 0 ? 0 : cur - 1;
+        if (!g->initialized[k][a])
+            new = throttle ? up : -1;
+        else if (throttle && trend == RAISING)
+            new = up;
+        else if (!throttle && trend == DROPPING)
+            new = cur <= 0 ? -1 : down;
+        if (new == old && g->initialized[k][a])
+            continue;
+        if (old == -1 && new != -1)
+            g->passive++;
+        else if (old != -1 && new == -1)
+            g->passive--;
+        g->target[k][a] = new;
+        g->initialized[k][a] = 1;
+        int s = 0;
+        for (size_t j = 0; j < g->policy.ntrips; j++)
+            if (g->target[j][a] > s)
+                s = g->target[j][a];
+        g->state[a] = s;
+    }
+}
+
+static void step_wise_poll(tb_governor *g)
+{
+    enum trend trend = g->temp_mc > g->last_temp_mc   ? RAISING
+                       : g->temp_mc < g->last_temp_mc ? DROPPING
+                                                      : STABLE;
+    for (size_t k = 0; k < g->policy.ntrips; k++)
+        step_wise_trip(g, k, trend);
+}
+
+/* --- power_allocator ----------------------------------------------------------------- */
+
+/* The constants from sustainable power SP (mW) as the kernel derives
+ * them (tb_ipa_constants_compute()), or those the policy gives, which
+ * were written through sysfs once the zone started. */
+static void estimate_constants(tb_governor *g, unsigned long sp)
+{
+    const tb_zone_policy *p = &g->policy;
+    tb_ipa_constants k;
+    double control = p->trip_c[p->ntrips - 1], on = p->ntrips > 1 ? p->trip_c[0] : NAN;
+    if (tb_ipa_constants_compute((sp + 0.5) / 1000, control, on, &k) == 0) {   /* (+0.5: floored) */
+        g->k_po = (long)k.k_po;
+        g->k_pu = (long)k.k_pu;
+        g->k_i = (long)k.k_i;
+    }
+    if (p->k_po >= 0)
+        g->k_po = p->k_po;
+    if (p->k_pu >= 0)
+        g->k_pu = p->k_pu;
+    if (p->k_i >= 0)
+        g->k_i = p->k_i;
+    g->k_d = p->k_d >= 0 ? p->k_d : 0;
+    g->sustainable_mw = sp;
+}
+
+/* The PID's budget, mW, within [0, MAX_MW]. */
+static unsigned long pid_budget(tb_governor *g, unsigned long max_mw, tb_governor_trace *tr)
+{
+    const tb_zone_policy *p = &g->policy;
+    long long e = (long long)(to_mc(p->trip_c[p->ntrips - 1]) - g->temp_mc) << FRAC_BITS;
+    long long pt = mul_frac(e < 0 ? g->k_po : g->k_pu, e);
+    long long it = mul_frac(g->k_i, g->err_integral);
+    if (e < (long long)to_mc(p->integral_cutoff_c) << FRAC_BITS) {
+        long long i2 = it + mul_frac(g->k_i, e);
+        if (llabs(i2) < (long long)max_mw << FRAC_BITS) {
+            it = i2;
+            g->err_integral += e;
+        }
+    }
+    long long dterm = mul_frac(g->k_d, e - g->prev_err);
+    dterm = (dterm << FRAC_BITS) / (long long)llround(p->poll_passive_s * 1000);
+    g->prev_err = (long)e;
+    long long budget = (long long)g->sustainable_mw + ((pt + it + dterm) >> FRAC_BITS);
+    if (budget < 0)
+        budget = 0;
+    if (budget > (long long)max_mw)
+        budget = (long long)max_mw;
+    if (tr) {
+        tr->err_c = (double)e / (1 << FRAC_BITS) / 1000;
+        tr->p_w = (double)pt / (1 << FRAC_BITS) / 1000;
+        tr->i_w = (double)it / (1 << FRAC_BITS) / 1000;
+        tr->d_w = (double)dterm / (1 << FRAC_BITS) / 1000;
+    }
+    return (unsigned long)budget;
+}
+
+/* Split BUDGET by weighted requested power, no device past its maximum;
+ * what that leaves over goes once to the others by their headroom. */
+static void divvy_up(const unsigned long *wreq, const unsigned long *max, size_t n,
+                     unsigned long budget, unsigned long *granted)
+{
+    unsigned long long total = 0, surplus = 0, room_total = 0, room[TB_GOV_MAX_DEVICES];
+    for (size_t a = 0; a < n; a++)
+        total += wreq[a];
+    if (total == 0)
+        total = 1;
+    for (size_t a = 0; a < n; a++) {
+        unsigned long long g = div_round((unsigned long long)wreq[a] * budget, total);
+        if (g > max[a]) {
+            surplus += g - max[a];
+            g = max[a];
+        }
+        granted[a] = (unsigned long)g;
+        room[a] = max[a] - g;
+        room_total += room[a];
+    }
+    if (surplus == 0 || room_total == 0)
+        return;
+    unsigned long long share = surplus < room_total ? surplus : room_total;
+    for (size_t a = 0; a < n; a++)
+        granted[a] += (unsigned long)div_round(room[a] * share, room_total);
+}
+
+static void allocator_poll(tb_governor *g, const double *load, tb_governor_trace *tr)
+{
+    const tb_zone_policy *p = &g->policy;
+    unsigned long req[TB_GOV_MAX_DEVICES], wreq[TB_GOV_MAX_DEVICES], max[TB_GOV_MAX_DEVICES];
+    unsigned long granted[TB_GOV_MAX_DEVICES], max_total = 0, lowest = 0;
+    int total_weight = 0;
+    for (size_t a = 0; a < g->ndev; a++)
+        total_weight += g->dev[a].weight;
+    for (size_t a = 0; a < g->ndev; a++) {
+        const tb_cooling_device *d = &g->dev[a];
+        g->last_load[a] = load_percent(d, load[a]);
+        req[a] = opp_mw(d, (size_t)(max_state(d) - g->state[a])) * (unsigned long)g->last_load[a] / 100;
+        wreq[a] = (unsigned long)(total_weight ? d->weight : 1024) * req[a] >> FRAC_BITS;
+        max[a] = state2power(d, 0);
+        max_total += max[a];
+        lowest += state2power(d, max_state(d));
+        if (tr)
+            tr->requested_w[a] = req[a] / 1000.0;
+    }
+    if (p->ntrips > 1 && g->temp_mc < to_mc(p->trip_c[0])) {
+        /* below switch-on: the controller rests; on its first poll there
+         * every device is let go to its fastest point */
+        int update = g->passive != 0;
+        g->passive = 0;
+        g->err_integral = 0;
+        g->prev_err = 0;
+        for (size_t a = 0; a < g->ndev; a++)
+            if (update)
+                g->state[a] = 0;
+        return;
+    }
+    g->passive = 1;
+    unsigned long sp = p->sustainable_w > 0 ? (unsigned long)llround(p->sustainable_w * 1000) : lowest;
+    if (sp != g->sustainable_mw)
+        estimate_constants(g, sp);
+    unsigned long budget = pid_budget(g, max_total, tr);
+    divvy_up(wreq, max, g->ndev, budget, granted);
+    for (size_t a = 0; a < g->ndev; a++) {
+        g->state[a] = power2state(&g->dev[a], granted[a], g->last_load[a]);
+        if (tr)
+            tr->granted_w[a] = granted[a] / 1000.0;
+    }
+    if (tr)
+        tr->budget_w = budget / 1000.0;
+}
+
+void tb_governor_poll(tb_governor *g, double temp_c, const double *load, tb_governor_trace *tr)
+{
+    if (tr)
+        memset(tr, 0, sizeof *tr);
+    g->last_temp_mc = g->temp_mc;
+    g->temp_mc = to_mc(temp_c);
+    if (g->policy.governor == TB_GOV_STEP_WISE)
+        step_wise_poll(g);
+    else
+        allocator_poll(g, load, tr);
+    if (tr) {
+        for (size_t a = 0; a < g->ndev; a++)
+            tr->state[a] = g->state[a];
+        tr->next_poll_s = g->passive ? g->policy.poll_passive_s : g->policy.poll_idle_s;
+    }
+}
+
+double tb_cooling_power(const tb_cooling_device *dev, int state, double load, double *ops)
+{
+    int s = state < 0 ? 0 : state > max_state(dev) ? max_state(dev) : state;
+    const tb_opp *o = &dev->opp[max_state(dev) - s];
+    if (ops)
+        *ops = o->ops_per_s * dev->ncpus * load;
+    return o->power_w * dev->ncpus * load;
+}

@@ -1,0 +1,236 @@
+/*
+ * test-governor.c -- the kernel's governors as libtbfit runs them, against
+ * polls worked out by hand from the documented control laws: the power
+ * allocator's error, P, I and D terms, budget, split and state in the
+ * kernel's integer arithmetic; step_wise's moves on the trend rules.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include "tap.h"
+#include "tbfit.h"
+
+static char err[TB_ERRMAX];
+
+/* per CPU: 100, 250, 500 and 900 mW; 4 CPUs */
+static const tb_opp quad[] = {
+    {400000, 0.100, 400}, {800000, 0.250, 800}, {1200000, 0.500, 1200}, {1600000, 0.900, 1600}};
+
+static int near(double got, double want, double tol)
+{
+    return fabs(got - want) <= tol;
+}
+
+/* The allocator switched on at 60 °C, controlling for 70 °C, on SP watts. */
+static void allocator_policy(tb_zone_policy *p, double sp)
+{
+    tb_zone_policy_default(p, TB_GOV_POWER_ALLOCATOR);
+    p->ntrips = 2;
+    p->trip_c[0] = 60;
+    p->trip_c[1] = 70;
+    p->sustainable_w = sp;
+}
+
+static void allocator_by_hand(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_zone_policy p;
+    allocator_policy(&p, 1.5);
+    tb_governor g;
+    tb_governor_trace tr;
+    double busy = 1;
+    ok(tb_governor_init(&g, &p, &dev, 1, err, sizeof err) == 0, "power_allocator: a zone of two trips");
+
+    /* 65 °C: e = 5 °C·2¹⁰; k_pu = 3000·2¹⁰/10000 = 307; P = 307·5000 = 1535000 (fixed)
+     * = 1499 mW; I not accumulated (e above the 0 cutoff); budget 1500 + 1499;
+     * the one device takes it all; 2999·100/400 = 749 mW a CPU: 500 mW fits, state 1 */
+    tb_governor_poll(&g, 65, &busy, &tr);
+    ok(g.k_po == 153 && g.k_pu == 307 && g.k_i == 30 && g.k_d == 0,
+       "the constants from 1500 mW over 10 °C: k_po 153, k_pu 307, k_i 30 (got %ld %ld %ld)",
+       g.k_po, g.k_pu, g.k_i);
+    ok(near(tr.err_c, 5, 1e-12), "65 °C: error 5 °C");
+    ok(near(tr.p_w, 1535000.0 / 1024 / 1000, 1e-12) && tr.i_w == 0 && tr.d_w == 0,
+       "P 1535000/2¹⁰ mW, no I (error above the cutoff), no D (got %.6f %.6f)", tr.p_w, tr.i_w);
+    ok(near(tr.requested_w[0], 3.6, 1e-12), "requested: 900 mW × 400 %% / 100 = 3600 mW");
+    ok(near(tr.budget_w, 2.999, 1e-12) && near(tr.granted_w[0], 2.999, 1e-12),
+       "budget 1500 + (1535000 >> 10) = 2999 mW, all granted (got %.4f)", tr.budget_w);
+    ok(tr.state[0] == 1 && tr.next_poll_s == 0.1, "state 1 (749 mW a CPU: 1.2 GHz), polled passively");
+
+    /* 72 °C from state 1: e = −2 °C·2¹⁰; P = mulf(153, e) = −306000; I = mulf(30, e)
+     * = −60000, within 3600 mW, kept; budget 1500 + (−366000 >> 10 = −358) = 1142 mW;
+     * 1142·100/400 = 285 mW a CPU: 250 mW fits, state 2 */
+    tb_governor_poll(&g, 72, &busy, &tr);
+    ok(near(tr.requested_w[0], 2.0, 1e-12), "72 °C: requested at state 1: 500 mW × 4 = 2000 mW");
+    ok(near(tr.err_c, -2, 1e-12) && near(tr.p_w, -306000.0 / 1024 / 1000, 1e-12) &&
+           near(tr.i_w, -60000.0 / 1024 / 1000, 1e-12),
+       "error −2 °C, P −306000/2¹⁰ mW (k_po), I −60000/2¹⁰ mW (got %.6f %.6f)", tr.p_w, tr.i_w);
+    ok(g.err_integral == -2048000, "the integral holds the error −2048000");
+    ok(near(tr.budget_w, 1.142, 1e-12), "budget 1500 + floor(−366000/2¹⁰) = 1142 mW (got %.4f)",
+       tr.budget_w);
+    ok(tr.state[0] == 2, "state 2 (285 mW a CPU: 800 MHz)");
+
+    /* 55 °C, below switch-on: the controller resets, the device runs free */
+    tb_governor_poll(&g, 55, &busy, &tr);
+    ok(tr.state[0] == 0 && g.err_integral == 0 && g.prev_err == 0 && tr.next_poll_s == 1,
+       "below switch-on: state 0, the PID reset, polled every second");
+}
+
+static void allocator_terms(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_zone_policy p;
+    allocator_policy(&p, 1.5);
+    p.k_d = 100;
+    tb_governor g;
+    tb_governor_trace tr;
+    double busy = 1;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tb_governor_poll(&g, 65, &busy, &tr);
+    /* the first poll's D: Δe = e = 5120000; mulf(100, Δe) = 500000; ·2¹⁰/100 ms */
+    ok(near(tr.d_w, 500000.0 * 1024 / 100 / 1024 / 1000, 1e-12), "D: k_d·Δe·2¹⁰ per ms of the passive delay (%.4f W)", tr.d_w);
+    tb_governor_poll(&g, 72, &busy, &tr);
+    /* Δe = −7168000: mulf = −700000; ·2¹⁰/100 = −7168000 → −7 W; the budget clamps at 0 */
+    ok(near(tr.d_w, -7.0, 1e-12) && tr.budget_w == 0 && tr.state[0] == 3,
+       "a steep rise: D −7 W, the budget clamped at 0, the slowest state (got %.4f, %d)", tr.d_w,
+       tr.state[0]);
+
+    /* the integral only below the cutoff, and only while its term stays within the
+     * devices' maximum power */
+    p.k_d = 0;
+    p.integral_cutoff_c = 1;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tb_governor_poll(&g, 65, &busy, &tr);
+    ok(g.err_integral == 0, "cutoff 1 °C: 5 °C under the desired, not integrated");
+    tb_governor_poll(&g, 69.5, &busy, &tr);
+    ok(g.err_integral == 512000 && near(tr.i_w, 15000.0 / 1024 / 1000, 1e-12),
+       "0.5 °C under it, within the cutoff: integrated (I = mulf(30, 512000) = 15000)");
+    p.integral_cutoff_c = 0;
+    p.k_i = 100000;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tb_governor_poll(&g, 72, &busy, &tr);
+    ok(g.err_integral == 0 && tr.i_w == 0, "k_i 100000: a term past 3600 mW is not integrated");
+    ok(g.k_i == 100000 && g.k_po == 153, "a constant given holds; the others are the kernel's");
+}
+
+/* Two devices: the budget split by weighted requested power, what one
+ * cannot take given to the other by its headroom. */
+static void allocator_split(void)
+{
+    static const tb_opp a_opp[] = {{1000000, 0.5, 1}, {2000000, 1.0, 2}};
+    static const tb_opp b_opp[] = {{500000, 0.2, 1}, {1000000, 0.5, 2}};
+    tb_cooling_device dev[2] = {{a_opp, 2, 2, 0}, {b_opp, 2, 4, 0}};
+    tb_zone_policy p;
+    allocator_policy(&p, 3);
+    tb_governor g;
+    tb_governor_trace tr;
+    double load[2] = {1, 0.25};
+    tb_governor_init(&g, &p, dev, 2, err, sizeof err);
+    /* at 70 °C the budget is the sustainable 3000 mW; requested 2000 and 500;
+     * A's share rc(2000·3000, 2500) = 2400 > its 2000: 400 over, to B by headroom:
+     * B 600 + 400 */
+    tb_governor_poll(&g, 70, load, &tr);
+    ok(near(tr.budget_w, 3, 1e-12) && near(tr.granted_w[0], 2, 1e-12) && near(tr.granted_w[1], 1, 1e-12),
+       "3000 mW: A capped at its 2000, the 400 over to B (600 + 400) (got %.3f %.3f)",
+       tr.granted_w[0], tr.granted_w[1]);
+    ok(tr.state[0] == 0 && tr.state[1] == 0, "both at their fastest points");
+
+    p.sustainable_w = 1;
+    tb_governor_init(&g, &p, dev, 2, err, sizeof err);
+    tb_governor_poll(&g, 70, load, &tr);
+    ok(near(tr.granted_w[0], 0.8, 1e-12) && near(tr.granted_w[1], 0.2, 1e-12),
+       "1000 mW: split 4:1 as requested, rc(2000·1000, 2500) = 800 and 200");
+    ok(tr.state[0] == 1 && tr.state[1] == 1,
+       "A: 800·100/200 = 400 mW a CPU, under its 500: the slowest; B: 200 under 500: the slowest");
+
+    dev[0].weight = 768;
+    dev[1].weight = 256;
+    tb_governor_init(&g, &p, dev, 2, err, sizeof err);
+    tb_governor_poll(&g, 70, load, &tr);
+    ok(near(tr.granted_w[0], 0.923, 1e-12) && near(tr.granted_w[1], 0.077, 1e-12),
+       "weights 768 and 256: 1500 and 125 weighted, rc(1500·1000, 1625) = 923, 77 (got %.3f %.3f)",
+       tr.granted_w[0], tr.granted_w[1]);
+}
+
+/* step_wise on its trend rules, one state a poll at most. */
+static void step_wise_trend(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_zone_policy p;
+    tb_zone_policy_default(&p, TB_GOV_STEP_WISE);
+    p.ntrips = 1;
+    p.trip_c[0] = 60;
+    tb_governor g;
+    tb_governor_trace tr;
+    double busy = 1;
+    ok(tb_governor_init(&g, &p, &dev, 1, err, sizeof err) == 0, "step_wise: a zone of one trip");
+    static const struct {
+        double temp;
+        int state;
+        double next;
+        const char *why;
+    } poll[] = {
+        {50, 0, 1, "below the trip: no target, idle polling"},
+        {61, 1, 0.1, "above it and rising: one up, passive polling"},
+        {62, 2, 0.1, "rising: one more"},
+        {62, 2, 0.1, "stable above: held"},
+        {61.5, 2, 0.1, "falling but above: held"},
+        {63, 3, 0.1, "rising: the deepest state"},
+        {64, 3, 0.1, "rising at the deepest: stays"},
+        {59, 2, 0.1, "below and falling: one down"},
+        {59, 2, 0.1, "below and flat: held (a flat reading never releases)"},
+        {58, 1, 0.1, "falling: one down"},
+        {57, 0, 0.1, "falling: state 0, still a target: passive polling"},
+        {56, 0, 1, "falling at state 0: released, idle polling"},
+        {57, 0, 1, "rising below the trip: nothing"},
+    };
+    for (size_t i = 0; i < sizeof poll / sizeof poll[0]; i++) {
+        tb_governor_poll(&g, poll[i].temp, &busy, &tr);
+        ok(tr.state[0] == poll[i].state && tr.next_poll_s == poll[i].next, "%g °C: state %d, %s (got %d)",
+           poll[i].temp, poll[i].state, poll[i].why, tr.state[0]);
+    }
+
+    p.ntrips = 2;
+    p.trip_c[1] = 70;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tb_governor_poll(&g, 71, &busy, &tr);
+    ok(tr.state[0] == 2, "two trips crossed at the first poll: each steps from the state the other left: 2");
+}
+
+static void bad_policies(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_zone_policy p;
+    tb_governor g;
+    tb_zone_policy_default(&p, TB_GOV_STEP_WISE);
+    ok(tb_governor_init(&g, &p, &dev, 1, err, sizeof err) < 0 && strstr(err, "trips"), "no trip: %s", err);
+    p.ntrips = 2;
+    p.trip_c[0] = 70;
+    p.trip_c[1] = 60;
+    ok(tb_governor_init(&g, &p, &dev, 1, err, sizeof err) < 0 && strstr(err, "rise"), "falling trips: %s", err);
+    p.trip_c[1] = 80;
+    static const tb_opp down[] = {{800000, 0.2, 1}, {400000, 0.1, 1}};
+    tb_cooling_device bad = {down, 2, 1, 0};
+    ok(tb_governor_init(&g, &p, &bad, 1, err, sizeof err) < 0 && strstr(err, "rising frequency"),
+       "operating points out of order: %s", err);
+}
+
+static void device_power(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    double ops;
+    double w = tb_cooling_power(&dev, 1, 0.5, &ops);
+    ok(near(w, 0.5 * 4 * 0.5, 1e-12) && near(ops, 1200 * 4 * 0.5, 1e-9),
+       "state 1 half busy: 1.2 GHz's 0.5 W × 4 CPUs × 0.5, and its work rate");
+}
+
+int main(void)
+{
+    allocator_by_hand();
+    allocator_terms();
+    allocator_split();
+    step_wise_trend();
+    bad_policies();
+    device_power();
+    return tap_done();
+}
