@@ -1566,6 +1566,75 @@ void tb_governor_poll(tb_governor *g, double temp_c, const double *load, tb_gove
  * time, above idle; its work rate (operations/s) into *OPS. */
 double tb_cooling_power(const tb_cooling_device *dev, int state, double load, double *ops);
 
+/* Parse a zone's policy: "[NAME:] GOVERNOR trips=T1[,T2...] [sustainable=W]
+ * [k_po=N] [k_pu=N] [k_i=N] [k_d=N] [cutoff=DEG] [passive=TIME]
+ * [idle=TIME]", words apart ("power_allocator trips=60,70 sustainable=2W").
+ * NAME (or the spec itself) into NAME (NAMELEN bytes).  0, or -1 with the
+ * word at fault in ERR. */
+int tb_zone_policy_parse(const char *spec, tb_zone_policy *p, char *name, size_t namelen,
+                         char *err, size_t errlen);
+
+/* An operating-point table (tb-fit --opp-table writes one, from a sweep
+ * of frequencies): a cooling device's CPUs and, for each frequency, the
+ * power its CPUs draw above idle all busy and their work rate, with
+ * intervals; as CSV,
+ *   device,cpus,khz,power_W,power_lo,power_hi,ops_per_s,ops_lo,ops_hi,runs
+ * a row per frequency, rising. */
+#define TB_OPP_MAX 32
+typedef struct tb_opp_table {
+    char *device;                  /* owned */
+    int cpus;
+    size_t n;
+    tb_opp opp[TB_OPP_MAX];        /* per CPU, by rising frequency */
+    tb_estimate power[TB_OPP_MAX], ops[TB_OPP_MAX];   /* the device's, all busy */
+    double runs[TB_OPP_MAX];       /* runs measured at each (NaN: not said) */
+} tb_opp_table;
+
+/* Read device DEVICE's table (NULL: the first device's) from PATH.  0, or
+ * -1 with "FILE:LINE: ..." in ERR (frequencies not rising, a power or rate
+ * not positive, CPUs differing between rows, no such device). */
+int tb_opp_table_read(const char *path, const char *device, tb_opp_table *t, char *err,
+                      size_t errlen);
+void tb_opp_table_clear(tb_opp_table *t);
+int tb_opp_table_write_header(FILE *f);
+int tb_opp_table_write(FILE *f, const tb_opp_table *t);
+
+/* A closed loop: a board whose zone follows MODES (K/W, from the power
+ * above AMBIENT_C) under the power IDLE_W plus each device's at its state
+ * and load (tb_cooling_power()), the governor polling the zone, for
+ * DURATION_S; a sample every PERIOD_S.  Stepped exactly between events
+ * (the power is constant between polls). */
+typedef struct tb_closed_loop {
+    tb_modes modes;
+    double ambient_c, idle_w;
+    double limit_c;                    /* for the time above it; NaN: the lowest trip */
+    double load[TB_GOV_MAX_DEVICES];   /* each device's busy share, 0 to 1 */
+    double duration_s, period_s;
+} tb_closed_loop;
+
+typedef struct tb_loop_sample {
+    double t, temp_c, power_w, work;   /* work: operations done so far */
+    int state[TB_GOV_MAX_DEVICES];
+} tb_loop_sample;
+
+/* What the loop did: the zone's peak and time-weighted mean, the time
+ * above its lowest trip, the share of time any device was throttled
+ * (state above 0), the work rate overall and over the last third, the
+ * energy, and the polls made. */
+typedef struct tb_loop_summary {
+    double peak_c, mean_c, limit_c, above_limit_s, throttled_share;
+    double ops_per_s, ops_sustained_per_s, energy_j;
+    size_t polls;
+} tb_loop_summary;
+
+/* Run loop C under governor G (started by tb_governor_init(), at rest: the
+ * board at ambient), calling ON_SAMPLE (may be NULL) with each sample; a
+ * nonzero return from it stops the run with that value.  0, or the
+ * callback's. */
+int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
+                       int (*on_sample)(const tb_loop_sample *, void *), void *ctx,
+                       tb_loop_summary *sum);
+
 #ifdef __cplusplus
 }
 #endif

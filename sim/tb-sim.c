@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "exit_status.h"
 #include "output_file.h"
+#include "sim_governor.h"
 #include "sim_model.h"
 #include "tbfit.h"
 
@@ -59,6 +60,8 @@ struct settings {
     const char *metas[16];       /* --meta KEY=VALUE */
     int nmetas;
     const char *not_for_model;   /* the last option given that --model's runs do not take */
+    struct governor_settings gov;   /* --policy, --opp, --load, --idle-power, --limit */
+    double network_idle;         /* the --network file's idle power, W; NaN */
 };
 
 static const char usage_text[] =
@@ -120,6 +123,19 @@ static const char usage_text[] =
     "      --dropout=P        each value is nan with probability P (default 0)\n"
     "      --meta=KEY=VALUE   a \"# KEY: VALUE\" line (default # kernel: simulated)\n"
     "\n"
+    "Closed loop (a network under the kernel's governor):\n"
+    "      --policy=SPEC      the zone's strategy: \"[NAME:] GOVERNOR trips=DEG,...\n"
+    "                         [sustainable=W] [k_po=N] [k_pu=N] [k_i=N] [k_d=N]\n"
+    "                         [cutoff=DEG] [passive=TIME] [idle=TIME]\", GOVERNOR\n"
+    "                         step_wise or power_allocator as Linux 6.8 runs\n"
+    "                         them; one: its run; several: ranked\n"
+    "      --opp=FILE         the CPUs' operating points (power above idle, work\n"
+    "                         rate per frequency)\n"
+    "      --load=SHARE       the CPUs' busy share, 0 to 1 (default 1)\n"
+    "      --idle-power=W     the board's idle power (default: the network\n"
+    "                         file's, else 0)\n"
+    "      --limit=DEG        several policies: the peak they must stay within\n"
+    "\n"
     "Live:\n"
     "      --sysfs=DIR        keep DIR/class/thermal, DIR/class/hwmon and cpufreq\n"
     "                         files up to date instead of writing a run\n"
@@ -152,13 +168,41 @@ static int parse_pair(const char *arg, double *a, double *b)
     return tb_cli_number(buf, a) == 0 && tb_cli_number(comma + 1, b) == 0 ? 0 : -1;
 }
 
+/* The closed loop's options, together and with the rest: -1 when they
+ * hold (or none was given), else the usage error's status. */
+static int check_closed_loop(struct settings *s)
+{
+    const struct governor_settings *g = &s->gov;
+    int any = g->npolicies || g->opp || !isnan(g->limit) || !isnan(g->idle_w) || g->load != 1;
+    if (!any)
+        return -1;
+    if (!g->npolicies || !g->opp)
+        return usage_error("%s", "a closed loop wants --policy (one or several) and --opp");
+    if (s->nterms > 0)
+        return usage_error("%s", "a closed loop runs a network's power: --network, --foster or "
+                           "--cauer, not --term");
+    if (s->power > 0 || s->on_s > 0 || s->power_csv || s->steady || s->sysfs)
+        return usage_error("%s", "in a closed loop the governor sets the power: no --power, "
+                           "--power-onoff, --power-csv, --steady or --sysfs");
+    if (g->npolicies > 1 && s->output)
+        return usage_error("%s", "several --policy are ranked on standard output: no -o");
+    if (g->npolicies > 1 && isnan(g->limit))
+        return usage_error("%s", "several --policy are ranked within a --limit (the board's, °C)");
+    if (g->npolicies == 1 && !isnan(g->limit))
+        return usage_error("%s", "--limit ranks several --policy; a run's limit is its lowest trip");
+    if (isnan(g->idle_w))
+        s->gov.idle_w = isnan(s->network_idle) ? 0 : s->network_idle;
+    return -1;
+}
+
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
     enum {
         O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
         O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
-        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE,
+        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE, O_POLICY, O_OPP,
+        O_LOAD, O_IDLE_POWER, O_LIMIT,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -180,6 +224,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"inputs-csv", required_argument, NULL, O_INPUTS_CSV},
         {"leakage", required_argument, NULL, O_LEAKAGE},
         {"schedule", required_argument, NULL, O_SCHEDULE}, {"trip", required_argument, NULL, O_TRIP},
+        {"policy", required_argument, NULL, O_POLICY}, {"opp", required_argument, NULL, O_OPP},
+        {"load", required_argument, NULL, O_LOAD}, {"idle-power", required_argument, NULL, O_IDLE_POWER},
+        {"limit", required_argument, NULL, O_LIMIT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
@@ -332,6 +379,24 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             if (tb_cli_number(optarg, &s->speed) < 0 || !(s->speed > 0))
                 return usage_error("--speed wants a positive number, not '%s'", optarg);
             break;
+        case O_POLICY:
+            if (s->gov.npolicies == SIM_MAX_POLICIES)
+                return usage_error("at most 1024 --policy, not more: '%s'", optarg);
+            s->gov.policy[s->gov.npolicies++] = optarg;
+            break;
+        case O_OPP: s->gov.opp = optarg; break;
+        case O_LOAD:
+            if (tb_cli_number(optarg, &s->gov.load) < 0 || !(s->gov.load >= 0 && s->gov.load <= 1))
+                return usage_error("--load wants a share from 0 to 1, not '%s'", optarg);
+            break;
+        case O_IDLE_POWER:
+            if (tb_cli_quantity_or_number(optarg, "W", &s->gov.idle_w) < 0 || !(s->gov.idle_w >= 0))
+                return usage_error("--idle-power wants a power (0.8, 800mW), not '%s'", optarg);
+            break;
+        case O_LIMIT:
+            if (tb_cli_quantity_or_number(optarg, "C", &s->gov.limit) < 0 || !temperature_ok(s->gov.limit))
+                return usage_error("--limit wants a temperature, not '%s'", optarg);
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(TB_EXIT_OK);
@@ -389,11 +454,14 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             s->net_c[i] = net.c[i];
         }
         s->nfoster = (int)net.n;
+        s->network_idle = net.idle;
         tb_network_clear(&net);
     }
     int kinds = (s->nterms > 0) + (s->nfoster > 0) + (s->ncauer > 0);
     if (kinds != 1)
         return usage_error("%s", "give the model one way: --term (with --tinf), --foster, --cauer or --network");
+    if (check_closed_loop(s) >= 0)
+        return TB_EXIT_INPUT;
     if (s->steady && !(s->on_s > 0))
         return usage_error("%s", "--steady wants a periodic power: --power-onoff ON,OFF");
     if (s->steady && (s->output || s->sysfs))
@@ -845,7 +913,8 @@ int main(int argc, char **argv)
     struct settings s = {
         .power = 0, .ambient = 25, .duration = 3600, .period_ms = 1000, .seed = 1,
         .sensors = 1, .quantum = 0.1, .noise = 0.05, .ambient_every = 10, .speed = 1,
-        .model = {.trip = NAN},
+        .model = {.trip = NAN}, .network_idle = NAN,
+        .gov = {.load = 1, .idle_w = NAN, .limit = NAN},
     };
     int status = parse_arguments(argc, argv, &s);
     if (status < 0 && s.model.path)
@@ -873,8 +942,11 @@ int main(int argc, char **argv)
         return TB_EXIT_OUTPUT;
     }
     gsl_rng_set(rng, s.seed);
-    status = s.steady ? print_steady(&s, &m, t0)
-             : s.sysfs ? run_sysfs(&s, &m, t0, rng) : write_run(&s, &m, t0, rng);
+    status = s.gov.npolicies ? governor_main(&s.gov, &m, s.ambient, s.duration, s.period_ms / 1000,
+                                             s.output, s.metas, s.nmetas)
+             : s.steady ? print_steady(&s, &m, t0)
+             : s.sysfs  ? run_sysfs(&s, &m, t0, rng)
+                        : write_run(&s, &m, t0, rng);
     gsl_rng_free(rng);
     free(s.pt);
     free(s.pw);

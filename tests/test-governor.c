@@ -224,6 +224,109 @@ static void device_power(void)
        "state 1 half busy: 1.2 GHz's 0.5 W × 4 CPUs × 0.5, and its work rate");
 }
 
+/* --- the closed loop -------------------------------------------------------------------- */
+
+struct trace {
+    double t[4000], temp[4000], work[4000];
+    int state[4000];
+    size_t n;
+};
+
+static int keep(const tb_loop_sample *s, void *ctx)
+{
+    struct trace *tr = ctx;
+    if (tr->n < 4000) {
+        tr->t[tr->n] = s->t;
+        tr->temp[tr->n] = s->temp_c;
+        tr->work[tr->n] = s->work;
+        tr->state[tr->n] = s->state[0];
+        tr->n++;
+    }
+    return 0;
+}
+
+/* 10 K/W through one 30 s mode, 25 °C ambient, 0.5 W idle; four CPUs. */
+static void board(tb_closed_loop *c)
+{
+    memset(c, 0, sizeof *c);
+    c->modes.n = 1;
+    c->modes.tau[0] = 30;
+    c->modes.gain[0] = 10;
+    c->ambient_c = 25;
+    c->idle_w = 0.5;
+    c->limit_c = NAN;
+    c->load[0] = 1;
+    c->duration_s = 600;
+    c->period_s = 1;
+}
+
+static double mean_from(const struct trace *tr, double from)
+{
+    double s = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < tr->n; i++)
+        if (tr->t[i] >= from) {
+            s += tr->temp[i];
+            n++;
+        }
+    return n ? s / (double)n : NAN;
+}
+
+static void closed_loop(void)
+{
+    static struct trace tr;
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_closed_loop c;
+    tb_loop_summary sum;
+    tb_zone_policy p;
+    tb_governor g;
+    board(&c);
+
+    /* no trip within reach: the open loop's closed form, 4.1 W into 10 K/W */
+    tb_zone_policy_default(&p, TB_GOV_STEP_WISE);
+    p.ntrips = 1;
+    p.trip_c[0] = 90;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tr.n = 0;
+    tb_closed_loop_run(&c, &g, keep, &tr, &sum);
+    double worst = 0;
+    for (size_t i = 0; i < tr.n; i++)
+        worst = fmax(worst, fabs(tr.temp[i] - (25 + 41 * (1 - exp(-tr.t[i] / 30)))));
+    ok(tr.n == 601 && worst < 1e-9, "below every trip: 601 samples on the closed form 25 + 41(1 − e^(−t/30)) (worst %.1e °C)", worst);
+    ok(near(sum.energy_j, 4.1 * 600, 1e-6) && near(sum.ops_per_s, 1600 * 4, 1e-9) &&
+           near(tr.work[600], 1600 * 4 * 600, 1e-6) && sum.throttled_share == 0,
+       "energy 4.1 W × 600 s, 6400 operations/s, never throttled");
+    ok(sum.polls == 601 && near(sum.peak_c, 25 + 41 * (1 - exp(-20)), 1e-9), "polled each idle second; the peak at the end");
+
+    /* the allocator for 55 °C: sustainable 2.5 W (30 K over 10 K/W, less idle) */
+    allocator_policy(&p, 2.5);
+    p.trip_c[0] = 45;
+    p.trip_c[1] = 55;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tr.n = 0;
+    tb_closed_loop_run(&c, &g, keep, &tr, &sum);
+    double held = mean_from(&tr, 400);
+    /* the fastest point (3.6 W) only while 2500 mW + k_pu·e (0.5 mW per m°C) reaches
+     * it: below 52.8 °C; the next (2 W) settles at 50 °C: the zone dithers at 52.8 */
+    ok(fabs(held - 52.8) < 0.1,
+       "power_allocator holds the zone where its budget reaches the fastest point, 52.8 °C, under the "
+       "desired 55 (%.2f °C over the last 200 s)", held);
+    ok(sum.peak_c < 53 && sum.throttled_share > 0.5 && sum.ops_sustained_per_s < 6400 &&
+           sum.ops_sustained_per_s > 1600 * 4 * 0.3,
+       "peak %.2f °C, throttled %.0f %% of the time, %.0f operations/s sustained",
+       sum.peak_c, sum.throttled_share * 100, sum.ops_sustained_per_s);
+    ok(sum.polls > 5000, "polled passively once switched on (%zu polls)", sum.polls);
+
+    tb_zone_policy_default(&p, TB_GOV_STEP_WISE);
+    p.ntrips = 1;
+    p.trip_c[0] = 55;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tr.n = 0;
+    tb_closed_loop_run(&c, &g, keep, &tr, &sum);
+    held = mean_from(&tr, 400);
+    ok(fabs(held - 55) < 2 && sum.above_limit_s > 0, "step_wise holds it near its 55 °C trip: %.2f °C, %.0f s above", held, sum.above_limit_s);
+}
+
 int main(void)
 {
     allocator_by_hand();
@@ -232,5 +335,6 @@ int main(void)
     step_wise_trend();
     bad_policies();
     device_power();
+    closed_loop();
     return tap_done();
 }

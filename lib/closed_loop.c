@@ -1,0 +1,210 @@
+/*
+ * closed_loop.c -- a board's temperature under the kernel's governor: the
+ * zone's modes stepped exactly from one event (a poll, a sample) to the
+ * next, the power constant between them; and the policy spec that names a
+ * strategy ("power_allocator trips=60,70 sustainable=2W").
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tbfit.h"
+
+/* --- the policy spec ------------------------------------------------------------------ */
+
+static int parse_trips(const char *v, tb_zone_policy *p)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", v);
+    p->ntrips = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (p->ntrips == TB_GOV_MAX_TRIPS || tb_quantity_or_number_parse(t, "°C", &p->trip_c[p->ntrips]) < 0)
+            return -1;
+        p->ntrips++;
+    }
+    return p->ntrips > 0 ? 0 : -1;
+}
+
+static int parse_constant(const char *v, long *k)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || x < 0 || x > 100000000)
+        return -1;
+    *k = x;
+    return 0;
+}
+
+/* One KEY=VALUE word of a policy into P: 0, or -1. */
+static int policy_word(const char *key, const char *v, tb_zone_policy *p)
+{
+    if (strcmp(key, "trips") == 0)
+        return parse_trips(v, p);
+    if (strcmp(key, "sustainable") == 0)
+        return tb_quantity_or_number_parse(v, "W", &p->sustainable_w) < 0 || !(p->sustainable_w > 0) ? -1 : 0;
+    if (strcmp(key, "cutoff") == 0)
+        return tb_quantity_or_number_parse(v, "°C", &p->integral_cutoff_c);
+    if (strcmp(key, "passive") == 0)
+        return tb_parse_duration(v, &p->poll_passive_s) < 0 || !(p->poll_passive_s >= 0.001) ? -1 : 0;
+    if (strcmp(key, "idle") == 0)
+        return tb_parse_duration(v, &p->poll_idle_s) < 0 || !(p->poll_idle_s >= 0.001) ? -1 : 0;
+    static const char *const ks[] = {"k_po", "k_pu", "k_i", "k_d"};
+    long *kv[] = {&p->k_po, &p->k_pu, &p->k_i, &p->k_d};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(key, ks[i]) == 0)
+            return parse_constant(v, kv[i]);
+    return -1;
+}
+
+int tb_zone_policy_parse(const char *spec, tb_zone_policy *p, char *name, size_t namelen,
+                         char *err, size_t errlen)
+{
+    char buf[1024], *save = NULL;
+    const char *colon = strchr(spec, ':'), *body = spec;
+    if (colon && colon > spec && !memchr(spec, ' ', (size_t)(colon - spec)) &&
+        !memchr(spec, '=', (size_t)(colon - spec))) {
+        snprintf(name, namelen, "%.*s", (int)(colon - spec), spec);
+        body = colon + 1;
+    } else {
+        snprintf(name, namelen, "%s", spec);
+    }
+    snprintf(buf, sizeof buf, "%s", body);
+    char *w = strtok_r(buf, " \t", &save);
+    if (!w || (strcmp(w, "step_wise") != 0 && strcmp(w, "power_allocator") != 0)) {
+        snprintf(err, errlen, "\"%s\": a policy starts with its governor, step_wise or power_allocator",
+                 spec);
+        return -1;
+    }
+    tb_zone_policy_default(p, strcmp(w, "step_wise") == 0 ? TB_GOV_STEP_WISE : TB_GOV_POWER_ALLOCATOR);
+    while ((w = strtok_r(NULL, " \t", &save))) {
+        char *eq = strchr(w, '=');
+        if (eq)
+            *eq = '\0';
+        if (!eq || policy_word(w, eq + 1, p) < 0) {
+            if (eq)
+                *eq = '=';
+            snprintf(err, errlen, "\"%s\": '%s' is not one of trips=DEG,..., sustainable=W, "
+                     "k_po=, k_pu=, k_i=, k_d= (raw, 1024 = 1), cutoff=DEG, passive=TIME, idle=TIME",
+                     spec, w);
+            return -1;
+        }
+    }
+    if (p->ntrips == 0) {
+        snprintf(err, errlen, "\"%s\": no trips= (the zone's passive trips, rising)", spec);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- the loop ------------------------------------------------------------------------- */
+
+struct loop {
+    double x[TB_FIT_MAX_ORDER];   /* each mode's rise, K */
+    double t, temp, power, work, ops_rate;
+    tb_loop_summary *sum;
+    double weighted_temp, throttled_s, sustained_work;
+};
+
+static double zone_temp(const tb_closed_loop *c, const struct loop *l)
+{
+    double y = c->ambient_c;
+    for (size_t i = 0; i < c->modes.n; i++)
+        y += l->x[i];
+    return y;
+}
+
+/* The board's power and work rate at the devices' states now. */
+static void board_power(const tb_closed_loop *c, const tb_governor *g, struct loop *l)
+{
+    l->power = c->idle_w;
+    l->ops_rate = 0;
+    for (size_t a = 0; a < g->ndev; a++) {
+        double ops;
+        l->power += tb_cooling_power(&g->dev[a], g->state[a], c->load[a], &ops);
+        l->ops_rate += ops;
+    }
+}
+
+/* Step the board DT on: each mode exactly, the power held; the time
+ * above the limit from the temperature's two ends (linear between). */
+static void advance(const tb_closed_loop *c, const tb_governor *g, struct loop *l, double dt)
+{
+    double before = l->temp;
+    for (size_t i = 0; i < c->modes.n; i++) {
+        double e = exp(-dt / c->modes.tau[i]);
+        l->x[i] = l->x[i] * e + c->modes.gain[i] * l->power * (1 - e);
+    }
+    l->temp = zone_temp(c, l);
+    double lim = l->sum->limit_c, after = l->temp;
+    if (before >= lim && after >= lim)
+        l->sum->above_limit_s += dt;
+    else if (before >= lim || after >= lim)
+        l->sum->above_limit_s += dt * (fmax(before, after) - lim) / fabs(after - before);
+    l->weighted_temp += dt * (before + after) / 2;
+    l->sum->energy_j += l->power * dt;
+    l->work += l->ops_rate * dt;
+    for (size_t a = 0; a < g->ndev; a++)
+        if (g->state[a] > 0) {
+            l->throttled_s += dt;
+            break;
+        }
+    double third = c->duration_s * 2 / 3;
+    if (l->t + dt > third)
+        l->sustained_work += l->ops_rate * (l->t + dt - fmax(l->t, third));
+    l->t += dt;
+    l->sum->peak_c = fmax(l->sum->peak_c, l->temp);
+}
+
+static int emit(const tb_governor *g, const struct loop *l,
+                int (*on_sample)(const tb_loop_sample *, void *), void *ctx)
+{
+    if (!on_sample)
+        return 0;
+    tb_loop_sample s = {.t = l->t, .temp_c = l->temp, .power_w = l->power, .work = l->work};
+    for (size_t a = 0; a < g->ndev; a++)
+        s.state[a] = g->state[a];
+    return on_sample(&s, ctx);
+}
+
+int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
+                       int (*on_sample)(const tb_loop_sample *, void *), void *ctx,
+                       tb_loop_summary *sum)
+{
+    struct loop l = {.sum = sum};
+    memset(sum, 0, sizeof *sum);
+    sum->limit_c = isnan(c->limit_c) ? g->policy.trip_c[0] : c->limit_c;
+    l.temp = sum->peak_c = zone_temp(c, &l);
+    double next_poll = 0, next_sample = 0;
+    /* events by count, not by sums of floats: the k-th sample at k·period */
+    size_t nsample = 0;
+    int rc = 0;
+    while (rc == 0) {
+        if (l.t >= next_poll - 1e-9) {
+            tb_governor_trace tr;
+            tb_governor_poll(g, l.temp, c->load, &tr);
+            sum->polls++;
+            next_poll = l.t + tr.next_poll_s;
+        }
+        board_power(c, g, &l);
+        if (l.t >= next_sample - 1e-9) {
+            rc = emit(g, &l, on_sample, ctx);
+            next_sample = (double)++nsample * c->period_s;
+        }
+        if (l.t >= c->duration_s - 1e-9)
+            break;
+        double to = fmin(fmin(next_poll, next_sample), c->duration_s);
+        advance(c, g, &l, to - l.t);
+        l.t = to;   /* (no drift from the sum of steps) */
+    }
+    double d = l.t > 0 ? l.t : 1;
+    sum->mean_c = l.weighted_temp / d;
+    sum->throttled_share = l.throttled_s / d;
+    sum->ops_per_s = l.work / d;
+    sum->ops_sustained_per_s = l.sustained_work / (d / 3);
+    return rc;
+}

@@ -1,0 +1,189 @@
+/*
+ * sim_governor.c -- tb-sim's closed loop: a measured board under the
+ * kernel's governor, as a run every tbkit tool reads, or several
+ * strategies ranked by the work they sustain within their limit.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_status.h"
+#include "output_file.h"
+#include "sim_governor.h"
+#include "sim_model.h"
+
+struct strategy {
+    char name[128];
+    tb_zone_policy policy;
+    tb_loop_summary sum;
+    double limit;
+};
+
+/* Read the table and the policies; start no loop.  0, or an exit status. */
+static int prepare(const struct governor_settings *g, tb_opp_table *t, struct strategy *st)
+{
+    char err[TB_ERRMAX];
+    if (tb_opp_table_read(g->opp, NULL, t, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: --opp: %s\n", err);
+        return TB_EXIT_INPUT;
+    }
+    for (size_t k = 0; k < g->npolicies; k++) {
+        if (tb_zone_policy_parse(g->policy[k], &st[k].policy, st[k].name, sizeof st[k].name, err,
+                                 sizeof err) < 0) {
+            fprintf(stderr, "tb-sim: --policy %s\n", err);
+            return TB_EXIT_INPUT;
+        }
+        st[k].limit = g->limit;
+    }
+    return 0;
+}
+
+static int start(const struct strategy *st, const tb_opp_table *t, tb_governor *gov)
+{
+    char err[TB_ERRMAX];
+    tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
+    if (tb_governor_init(gov, &st->policy, &dev, 1, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: --policy %s: %s\n", st->name, err);
+        return TB_EXIT_INPUT;
+    }
+    return 0;
+}
+
+static void loop_of(const struct governor_settings *g, const tb_modes *m, double ambient,
+                    double duration, double period, tb_closed_loop *c)
+{
+    memset(c, 0, sizeof *c);
+    c->modes = *m;
+    c->ambient_c = ambient;
+    c->idle_w = isnan(g->idle_w) ? 0 : g->idle_w;
+    c->limit_c = g->limit;   /* (NaN for a run: its lowest trip) */
+    c->load[0] = g->load;
+    c->duration_s = duration;
+    c->period_s = period;
+}
+
+/* --- one policy: a run ------------------------------------------------------------------- */
+
+static int write_sample(const tb_loop_sample *s, void *ctx)
+{
+    FILE *f = ctx;
+    fprintf(f, "%.3f,%.0f,%d,%.6g,%.0f\n", s->t * 1000, s->temp_c * 1000, s->state[0], s->power_w,
+            floor(s->work));
+    return ferror(f) ? -1 : 0;
+}
+
+static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *t,
+                        const char *const *metas, int nmetas)
+{
+    int have_kernel = 0;
+    for (int i = 0; i < nmetas; i++) {
+        const char *eq = strchr(metas[i], '=');
+        fprintf(f, "# %.*s: %s\n", (int)(eq - metas[i]), metas[i], eq + 1);
+        have_kernel |= strncmp(metas[i], "kernel=", 7) == 0;
+    }
+    if (!have_kernel)
+        fputs("# kernel: simulated\n", f);
+    const tb_zone_policy *p = &st->policy;
+    fprintf(f, "# strategy: %s\n", st->name);
+    fprintf(f, "# policy.CPU_0_temp: %s\n", p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
+    for (size_t k = 0; k < p->ntrips; k++)
+        fprintf(f, "# trip.CPU_0_temp.%zu: passive %ld\n", k, lround(p->trip_c[k] * 1000));
+    if (p->sustainable_w > 0)
+        fprintf(f, "# sustainable_power.CPU_0_temp: %ld\n", lround(p->sustainable_w * 1000));
+    fprintf(f, "# max_state.cpufreq_cdev0: %zu\n", t->n - 1);
+}
+
+static int write_loop_run(const struct governor_settings *g, const tb_closed_loop *c,
+                          struct strategy *st, const tb_opp_table *t, const char *output,
+                          const char *const *metas, int nmetas)
+{
+    tb_governor gov;
+    int status = start(st, t, &gov);
+    if (status)
+        return status;
+    struct tb_output_file out;
+    FILE *f = sim_run_begin(&out, output);
+    if (!f)
+        return TB_EXIT_OUTPUT;
+    (void)g;
+    write_metas(f, st, t, metas, nmetas);
+    fputs("time/ms,CPU_0_temp/m°C,cpufreq_cdev0/state,power/W,CPU0_work_done\n", f);
+    tb_closed_loop_run(c, &gov, write_sample, f, &st->sum);
+    return sim_run_end(&out, f);
+}
+
+/* --- several: ranked ------------------------------------------------------------------- */
+
+/* Within the limit first, by sustained work; then the others by peak. */
+static int by_merit(const void *a, const void *b)
+{
+    const struct strategy *x = a, *y = b;
+    int xin = x->sum.peak_c <= x->limit, yin = y->sum.peak_c <= y->limit;
+    if (xin != yin)
+        return yin - xin;
+    if (xin)
+        return (x->sum.ops_sustained_per_s < y->sum.ops_sustained_per_s) -
+               (x->sum.ops_sustained_per_s > y->sum.ops_sustained_per_s);
+    return (x->sum.peak_c > y->sum.peak_c) - (x->sum.peak_c < y->sum.peak_c);
+}
+
+static int print_ranking(struct strategy *st, size_t n, double duration)
+{
+    qsort(st, n, sizeof *st, by_merit);
+    int w = 8;
+    for (size_t k = 0; k < n; k++)
+        w = (int)fmax(w, (double)strlen(st[k].name));
+    printf("strategies over %.0f s, ranked by the work sustained (the last third) with the peak "
+           "within the limit\n", duration);
+    printf("rank  %-*s  %9s  %8s  %8s  %9s  %14s  %10s\n", w, "strategy", "peak °C", "limit", "above s",
+           "throttled", "sustained op/s", "energy J");
+    for (size_t k = 0; k < n; k++) {
+        const tb_loop_summary *s = &st[k].sum;
+        int in = s->peak_c <= st[k].limit;
+        char rank[24];
+        snprintf(rank, sizeof rank, "%zu", k + 1);
+        printf("%4s  %-*s  %9.2f  %8.1f  %8.1f  %8.0f%%  %14.4g  %10.4g%s\n", in ? rank : "-", w,
+               st[k].name, s->peak_c, st[k].limit, s->above_limit_s, s->throttled_share * 100,
+               s->ops_sustained_per_s, s->energy_j, in ? "" : "  over the limit");
+    }
+    return fflush(stdout) == 0 && !ferror(stdout) ? TB_EXIT_OK : TB_EXIT_OUTPUT;
+}
+
+int governor_main(const struct governor_settings *g, const tb_modes *m, double ambient,
+                  double duration, double period, const char *output, const char *const *metas,
+                  int nmetas)
+{
+    tb_opp_table t = {0};
+    struct strategy *st = calloc(g->npolicies, sizeof *st);
+    if (!st) {
+        fputs("tb-sim: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    int status = prepare(g, &t, st);
+    if (status) {
+        tb_opp_table_clear(&t);
+        free(st);
+        return status;
+    }
+    tb_closed_loop c;
+    loop_of(g, m, ambient, duration, period, &c);
+    if (g->npolicies == 1) {
+        status = write_loop_run(g, &c, &st[0], &t, output, metas, nmetas);
+    } else {
+        for (size_t k = 0; k < g->npolicies && status == 0; k++) {
+            tb_governor gov;
+            if ((status = start(&st[k], &t, &gov)) == 0)
+                tb_closed_loop_run(&c, &gov, NULL, NULL, &st[k].sum);
+        }
+        if (status == 0)
+            status = print_ranking(st, g->npolicies, duration);
+    }
+    tb_opp_table_clear(&t);
+    free(st);
+    return status;
+}

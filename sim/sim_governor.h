@@ -1,0 +1,34 @@
+/*
+ * sim_governor.h -- tb-sim's closed loop: a measured board's network, an
+ * operating-point table and the kernel's governor (--policy), as a run in
+ * the thermobench format or, for several policies, their ranking.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef TB_SIM_GOVERNOR_H
+#define TB_SIM_GOVERNOR_H
+
+#include <stddef.h>
+
+#include "tbfit.h"
+
+#define SIM_MAX_POLICIES 1024
+
+struct governor_settings {
+    const char *policy[SIM_MAX_POLICIES];   /* --policy SPEC, in order */
+    size_t npolicies;
+    const char *opp;          /* --opp FILE */
+    double load;              /* --load: the CPUs' busy share (default 1) */
+    double idle_w;            /* --idle-power; NaN: the network's, else 0 */
+    double limit;             /* --limit: the ranking's peak limit; NaN for a run */
+};
+
+/* The run or ranking of G's policies on a board of modes M at AMBIENT for
+ * DURATION s sampled every PERIOD s: one policy's run to OUTPUT (NULL:
+ * standard output) with the META lines (KEY=VALUE); several, ranked, to
+ * standard output.  An exit status. */
+int governor_main(const struct governor_settings *g, const tb_modes *m, double ambient,
+                  double duration, double period, const char *output, const char *const *metas,
+                  int nmetas);
+
+#endif
