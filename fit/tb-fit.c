@@ -53,12 +53,13 @@ struct settings {
     const char *zth;              /* --zth FILE */
     const char *network;          /* --network FILE */
     const char *spectrum;         /* --spectrum FILE */
+    const char *dts;              /* --dts FILE */
 };
 
 /* The files written beside the report (--zth, --network, --spectrum):
  * each job writes its rows into memory, printed in input order. */
-enum side { SIDE_ZTH, SIDE_NETWORK, SIDE_SPECTRUM, NSIDES };
-static const char *const side_option[NSIDES] = {"--zth", "--network", "--spectrum"};
+enum side { SIDE_ZTH, SIDE_NETWORK, SIDE_SPECTRUM, SIDE_DTS, NSIDES };
+static const char *const side_option[NSIDES] = {"--zth", "--network", "--spectrum", "--dts"};
 
 struct job {
     const char **paths;     /* the files of this job */
@@ -128,6 +129,9 @@ static const char usage_text[] =
     "      --network=FILE     write the Foster stages, for tb-sim --network\n"
     "      --spectrum=FILE    write the time-constant spectrum and the cumulative\n"
     "                         structure function (and report the spectrum's peaks)\n"
+    "      --dts=FILE         write a device-tree thermal zone (thermal-zones):\n"
+    "                         sustainable-power, the trips, polling, a cooling map\n"
+    "                         (needs --trip and --switch-on, or --trip zone)\n"
     "\n"
     "Cooling curve:\n"
     "      --cooling[=TIME]   fit each column's heating (to the load's end) and\n"
@@ -159,7 +163,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
-    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING, OPT_SPECTRUM,
+    OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING, OPT_SPECTRUM, OPT_DTS,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -181,6 +185,7 @@ static const struct option own_options[] = {
     {"network", required_argument, NULL, OPT_NETWORK},
     {"cooling", optional_argument, NULL, OPT_COOLING},
     {"spectrum", required_argument, NULL, OPT_SPECTRUM},
+    {"dts", required_argument, NULL, OPT_DTS},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
@@ -241,6 +246,7 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         case OPT_ZTH: s->zth = optarg; break;
         case OPT_NETWORK: s->network = optarg; break;
         case OPT_SPECTRUM: s->spectrum = optarg; break;
+        case OPT_DTS: s->dts = optarg; break;
         case OPT_COOLING:
             s->cooling = 1;
             if (optarg && (tb_parse_duration(optarg, &s->load_end) < 0 || !(s->load_end > 0)))
@@ -327,6 +333,9 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", "--max-ambient needs the run's own ambient: --ambient COLUMN|TEMP");
     if (!isnan(s->switch_on) && !isnan(s->trip) && !(s->switch_on < s->trip))
         return usage_error("%s", "--switch-on must be below --trip");
+    if (s->dts && !(s->trip_zone || (!isnan(s->trip) && !isnan(s->switch_on))))
+        return usage_error("%s", "--dts writes the power allocator's two trips: it needs --trip "
+                           "and --switch-on (or --trip zone)");
     return -1;
 }
 
@@ -463,7 +472,7 @@ static void run_job(const struct settings *s, struct job *job)
 {
     FILE *out = open_memstream(&job->out, &job->outlen);
     FILE *msg = open_memstream(&job->msg, &job->msglen);
-    const char *paths[NSIDES] = {s->zth, s->network, s->spectrum};
+    const char *paths[NSIDES] = {s->zth, s->network, s->spectrum, s->dts};
     FILE *side[NSIDES] = {NULL};
     int side_failed = 0;
     for (int k = 0; k < NSIDES; k++)
@@ -506,6 +515,8 @@ static void run_job(const struct settings *s, struct job *job)
         job->items++;
         if (side[SIDE_SPECTRUM] && c->spectrum)
             write_spectrum(side[SIDE_SPECTRUM], c);
+        if (side[SIDE_DTS] && c->sustainable && tb_dts_write_zone(side[SIDE_DTS], c, err, sizeof err) < 0)
+            say(msg, "--dts: %s", err);   /* (no zone: the file counts no row of it) */
         if ((side[SIDE_ZTH] && c->thermal && write_zth(side[SIDE_ZTH], c) < 0) ||
             (side[SIDE_NETWORK] && c->thermal &&
              tb_network_write(side[SIDE_NETWORK], c->source, c->column->name, c->thermal, c->fit) < 0)) {
@@ -536,7 +547,8 @@ done:
 
 static const char *side_path(const struct settings *s, int k)
 {
-    return k == SIDE_ZTH ? s->zth : k == SIDE_NETWORK ? s->network : s->spectrum;
+    const char *paths[NSIDES] = {s->zth, s->network, s->spectrum, s->dts};
+    return paths[k];
 }
 
 /* Drop the side files: those there before are left as they were. */
@@ -564,6 +576,8 @@ static int open_sides(const struct settings *s, struct tb_output_file *side)
             fputs("file,column,t_s,points,zth_data_K_per_W,zth_model_K_per_W\n", side[k].f);
         else if (k == SIDE_NETWORK)
             tb_network_write_header(side[k].f);
+        else if (k == SIDE_DTS)
+            tb_dts_write_begin(side[k].f);
         else
             fputs("file,column,kind,x,y\n", side[k].f);
     }
@@ -579,12 +593,20 @@ static int commit_sides(struct tb_output_file *side, const size_t *rows)
     char err[TB_ERRMAX];
     int rc = TB_EXIT_OK;
     for (int k = 0; k < NSIDES; k++) {
+        if (k == SIDE_DTS && side[k].f && rows[k] > 1) {
+            fprintf(stderr, "tb-fit: --dts %s: not written: its zones are one board's, from one "
+                    "run, not %zu\n", side[k].path, rows[k]);
+            tb_output_abort(&side[k]);
+            rc = worst_status(rc, TB_EXIT_INPUT);
+            continue;
+        }
         if (side[k].f && rows[k] == 0) {
             fprintf(stderr, "tb-fit: %s %s: not written: no fit gave it a row\n", side_option[k],
                     side[k].path);
             tb_output_abort(&side[k]);
             rc = worst_status(rc, TB_EXIT_FIT);
-        } else if (side[k].f && tb_output_commit(&side[k], err, sizeof err) < 0) {
+        } else if (side[k].f && ((k == SIDE_DTS && tb_dts_write_end(side[k].f) < 0) ||
+                                 tb_output_commit(&side[k], err, sizeof err) < 0)) {
             fprintf(stderr, "tb-fit: %s %s\n", side_option[k], err);
             rc = TB_EXIT_OUTPUT;
         }

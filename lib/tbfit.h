@@ -1063,6 +1063,20 @@ const tb_run *tb_analysis_run(const tb_analysis *a, size_t i);
 size_t tb_analysis_nmessages(const tb_analysis *a);
 const char *tb_analysis_message(const tb_analysis *a, size_t i);
 
+/* Column C's measured board as a device-tree thermal zone (a node of
+ * thermal-zones, Documentation/devicetree/bindings/thermal/
+ * thermal-zones.yaml): sustainable-power in mW, the power allocator's
+ * passive trips (switch-on and desired, 2 °C hysteresis), the passive
+ * polling in which the fastest fitted rise moves the zone 0.1 °C (10 ms
+ * to 1 s), and a cooling map for the user to bind (&cpu_cooling,
+ * &zone_sensor); comments give each number's source and interval.
+ * tb_dts_write_begin() and _end() open and close thermal-zones around
+ * the zones.  0; -1 with ERR when C has no sustainable power or
+ * switch-on trip (tb_analysis_options' trip and switch_on). */
+int tb_dts_write_begin(FILE *f);
+int tb_dts_write_zone(FILE *f, const tb_analysed_column *c, char *err, size_t errlen);
+int tb_dts_write_end(FILE *f);
+
 /* ------------------------------------------------------------------ */
 /* Results: tb-fit's CSV, written and read back                         */
 /* ------------------------------------------------------------------ */
