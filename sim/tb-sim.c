@@ -31,6 +31,7 @@
 #include "output_file.h"
 #include "sim_governor.h"
 #include "sim_model.h"
+#include "sim_sysfs.h"
 #include "tbfit.h"
 
 #define MAX_SENSORS 8
@@ -181,9 +182,11 @@ static int check_closed_loop(struct settings *s)
     if (s->nterms > 0)
         return usage_error("%s", "a closed loop runs a network's power: --network, --foster or "
                            "--cauer, not --term");
-    if (s->power > 0 || s->on_s > 0 || s->power_csv || s->steady || s->sysfs)
+    if (s->power > 0 || s->on_s > 0 || s->power_csv || s->steady)
         return usage_error("%s", "in a closed loop the governor sets the power: no --power, "
-                           "--power-onoff, --power-csv, --steady or --sysfs");
+                           "--power-onoff, --power-csv or --steady");
+    if (s->sysfs && g->npolicies > 1)
+        return usage_error("%s", "a fake board (--sysfs) runs one --policy");
     if (g->npolicies > 1 && s->output)
         return usage_error("%s", "several --policy are ranked on standard output: no -o");
     if (g->npolicies > 1 && isnan(g->limit))
@@ -670,44 +673,6 @@ static void on_signal(int sig) { (void)sig; stop = 1; }
 /* Write TEXT at the start of the file; a changing value (PADDED) is padded
  * to a fixed width, so that a reader's pread() at offset 0 never sees the
  * file cut short by a truncation. */
-static int put_file(const char *dir, const char *name, const char *text, int padded)
-{
-    char path[4096], buf[64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (padded ? 0 : O_TRUNC), 0644);
-    if (fd < 0)
-        return -1;
-    int n = snprintf(buf, sizeof buf, padded ? "%-20s\n" : "%s\n", text);
-    int rc = pwrite(fd, buf, (size_t)n, 0) == n ? 0 : -1;
-    close(fd);
-    return rc;
-}
-
-static int put(const char *dir, const char *name, const char *text)
-{
-    return put_file(dir, name, text, 1);
-}
-
-static int put_name(const char *dir, const char *name, const char *text)
-{
-    return put_file(dir, name, text, 0);
-}
-
-static int mkdirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    }
-    return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 #define SYSFS_MAX_STATE 3   /* the fake cooling device's states: 0 to this */
 
 /* The files of a board that do not change by themselves under S->sysfs:
@@ -733,19 +698,19 @@ static int sysfs_make_tree(const struct settings *s, char *dir, size_t size)
     for (int j = 0; j < s->sensors; j++) {
         snprintf(dir, size, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
         snprintf(text, sizeof text, "cpu%d-thermal", j);
-        if (mkdirs(dir) < 0 || put_name(dir, "type", text) < 0)
+        if (sysfs_mkdirs(dir) < 0 || sysfs_put_name(dir, "type", text) < 0)
             return -1;
         for (size_t f = 0; f < sizeof zone / sizeof *zone; f++)
-            if (put_name(dir, zone[f][0], zone[f][1]) < 0)
+            if (sysfs_put_name(dir, zone[f][0], zone[f][1]) < 0)
                 return -1;
     }
     snprintf(dir, size, "%s/class/thermal/cooling_device0", s->sysfs);
     snprintf(text, sizeof text, "%d", SYSFS_MAX_STATE);
-    if (mkdirs(dir) < 0 || put_name(dir, "type", "thermal-cpufreq-0") < 0 ||
-        put_name(dir, "max_state", text) < 0 || put(dir, "cur_state", "0") < 0)
+    if (sysfs_mkdirs(dir) < 0 || sysfs_put_name(dir, "type", "thermal-cpufreq-0") < 0 ||
+        sysfs_put_name(dir, "max_state", text) < 0 || sysfs_put(dir, "cur_state", "0") < 0)
         return -1;
     snprintf(dir, size, "%s/class/hwmon/hwmon0", s->sysfs);
-    if (mkdirs(dir) < 0 || put_name(dir, "name", "tbsim") < 0)
+    if (sysfs_mkdirs(dir) < 0 || sysfs_put_name(dir, "name", "tbsim") < 0)
         return -1;
     /* two CPUs' cpufreq as the kernel shows them under schedutil, with
      * the userspace governor on offer (tb-series sets frequencies here) */
@@ -759,10 +724,10 @@ static int sysfs_make_tree(const struct settings *s, char *dir, size_t size)
     };
     for (int cpu = 0; cpu < 2; cpu++) {
         snprintf(dir, size, "%s/devices/system/cpu/cpu%d/cpufreq", s->sysfs, cpu);
-        if (mkdirs(dir) < 0 || put(dir, "scaling_cur_freq", "1200000") < 0)
+        if (sysfs_mkdirs(dir) < 0 || sysfs_put(dir, "scaling_cur_freq", "1200000") < 0)
             return -1;
         for (size_t f = 0; f < sizeof cpufreq / sizeof *cpufreq; f++)
-            if (put_name(dir, cpufreq[f][0], cpufreq[f][1]) < 0)
+            if (sysfs_put_name(dir, cpufreq[f][0], cpufreq[f][1]) < 0)
                 return -1;
     }
     return 0;
@@ -792,6 +757,38 @@ static double throttled_power(double p, int state)
     return p * (1 - (double)state / (SYSFS_MAX_STATE + 1));
 }
 
+/* The zone's temperature from the modes' STATE, without the sensor's
+ * noise (what the simulated kernel reads; the temp files add the noise). */
+static double zone_temp(const struct settings *s, const double *state, double t0, double t, size_t n)
+{
+    double y = t0 + s->drift_per_h * t / 3600;
+    for (size_t i = 0; i < n; i++)
+        y += state[i];
+    return y;
+}
+
+/* Step the board from T over one PERIOD under the live governor, from
+ * poll to poll, the power P held between; the power after. */
+static double step_board(const struct settings *s, const tb_modes *m, double *state, double t0,
+                         double t, double period, double p, struct live_governor *lg)
+{
+    double at = t, ops;
+    live_governor_power(lg, &ops);
+    while (lg->next_poll < t + period - 1e-9) {
+        double dt = lg->next_poll - at;
+        tb_modes_step(m, state, p, dt);
+        lg->work += ops * dt;
+        lg->energy += p * dt;
+        at = lg->next_poll;
+        live_governor_poll(lg, at, zone_temp(s, state, t0, at, m->n));
+        p = live_governor_power(lg, &ops);
+    }
+    tb_modes_step(m, state, p, t + period - at);
+    lg->work += ops * (t + period - at);
+    lg->energy += p * (t + period - at);
+    return p;
+}
+
 static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
 {
     char dir[4096], text[64];
@@ -803,9 +800,26 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
 
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    if (sysfs_make_tree(s, dir, sizeof dir) < 0)
+    struct live_governor live, *lg = NULL;
+    if (s->gov.npolicies) {
+        int status = live_governor_start(&live, &s->gov);
+        if (status)
+            return status;
+        lg = &live;
+    }
+    if (sysfs_make_tree(s, dir, sizeof dir) < 0 ||
+        (lg && live_governor_make_tree(lg, s->sysfs, s->sensors, dir, sizeof dir) < 0))
         goto fail;
     /* what there is to record, and how: the tree is silent otherwise */
+    if (lg)
+        fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s under %s (%s, as Linux 6.8's "
+                "governor polls it), a cooling device (cur_state 0 to %zu, the CPUs' operating "
+                "points from --opp), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/work_done (the "
+                "operations done); %g s of model time at %gx speed; record it with tb-record "
+                "--sysfs-root %s\n", s->sysfs, s->sensors, s->sensors == 1 ? "" : "s", lg->name,
+                lg->policy.governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator",
+                lg->table.n - 1, s->duration, s->speed, s->sysfs);
+    else
     fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, a cooling device (cur_state 0 to "
             "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs; %g s of "
             "model time at %gx speed; record it with tb-record --sysfs-root %s\n", s->sysfs,
@@ -817,25 +831,33 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         double t = (double)i * period;
         if (t > s->duration)
             break;
-        if (i > 0)
-            tb_modes_step(m, state, p, period);
-        p = throttled_power(power_at(s, t), sysfs_cooling_state(s));
+        if (lg) {
+            if (i == 0)
+                live_governor_poll(lg, 0, zone_temp(s, state, t0, 0, m->n));
+            p = i == 0 ? live_governor_power(lg, NULL) : step_board(s, m, state, t0, t - period, period, p, lg);
+            if (live_governor_write(lg, s->sysfs, dir, sizeof dir) < 0)
+                goto fail;
+        } else {
+            if (i > 0)
+                tb_modes_step(m, state, p, period);
+            p = throttled_power(power_at(s, t), sysfs_cooling_state(s));
+        }
         /* the counter grows in real time, so a power read from it (tb-record
          * divides by real seconds) is the simulated power at any --speed */
-        energy += p * period / s->speed;
+        energy = lg ? lg->energy / s->speed : energy + p * period / s->speed;
         for (int j = 0; j < s->sensors; j++) {
             double v = sensor_reading(s, m, state, t0, t, j, noise, rng);
             snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
             snprintf(text, sizeof text, "%.0f", v * 1000);
-            if (put(dir, "temp", text) < 0)
+            if (sysfs_put(dir, "temp", text) < 0)
                 goto fail;
         }
         snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);
         snprintf(text, sizeof text, "%.0f", p * 1e6);
-        if (put(dir, "power1_input", text) < 0)
+        if (sysfs_put(dir, "power1_input", text) < 0)
             goto fail;
         snprintf(text, sizeof text, "%.0f", energy * 1e6);
-        if (put(dir, "energy1_input", text) < 0)
+        if (sysfs_put(dir, "energy1_input", text) < 0)
             goto fail;
         /* sleep to the real time of the next simulated step */
         double next = (double)(i + 1) * period / s->speed;
@@ -849,9 +871,13 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop)
             ;
     }
+    if (lg)
+        live_governor_clear(lg);
     return TB_EXIT_OK;
 fail:
     fprintf(stderr, "tb-sim: %s: %s\n", dir, strerror(errno));
+    if (lg)
+        live_governor_clear(lg);
     return TB_EXIT_OUTPUT;
 }
 
@@ -942,11 +968,11 @@ int main(int argc, char **argv)
         return TB_EXIT_OUTPUT;
     }
     gsl_rng_set(rng, s.seed);
-    status = s.gov.npolicies ? governor_main(&s.gov, &m, s.ambient, s.duration, s.period_ms / 1000,
+    status = s.sysfs         ? run_sysfs(&s, &m, t0, rng)
+             : s.gov.npolicies ? governor_main(&s.gov, &m, s.ambient, s.duration, s.period_ms / 1000,
                                              s.output, s.metas, s.nmetas)
-             : s.steady ? print_steady(&s, &m, t0)
-             : s.sysfs  ? run_sysfs(&s, &m, t0, rng)
-                        : write_run(&s, &m, t0, rng);
+             : s.steady        ? print_steady(&s, &m, t0)
+                               : write_run(&s, &m, t0, rng);
     gsl_rng_free(rng);
     free(s.pt);
     free(s.pw);
