@@ -25,6 +25,11 @@ struct settings {
     const char **columns;   /* -c specs, NULL-terminated; NULL for all */
     size_t ncolumns;
     int metrics;            /* --metrics */
+    int opp_table;          /* --opp-table */
+    const char *by;         /* --by KEY (default freq) */
+    const char *device;     /* --device NAME (default cpu) */
+    int cpus;               /* --cpus */
+    double idle_w;          /* --idle-power; NaN */
 };
 
 static const char usage_text[] =
@@ -42,8 +47,17 @@ static const char usage_text[] =
     "                     temperature's peak, mean and time above each trip\n"
     "                     point, each cooling device's share of time throttled\n"
     "                     and mean state, each power's mean and energy, the\n"
-    "                     work rate overall and over the last third (95 %%\n"
+    "                     work rate overall and over the last third (95 %\n"
     "                     intervals) and per joule (text or --json)\n"
+    "      --opp-table    the runs of a frequency sweep as an operating-point\n"
+    "                     table (CSV, for tb-sim --opp): per frequency the\n"
+    "                     mean power above --idle-power and work rate, with\n"
+    "                     95 % intervals; needs --cpus and --idle-power\n"
+    "      --by=KEY       the metadata line that names each run's frequency\n"
+    "                     in kHz (default freq: tb-series' sweep variable)\n"
+    "      --cpus=N       the CPUs the frequency applies to, all busy\n"
+    "      --idle-power=W the board's power with them idle\n"
+    "      --device=NAME  the table's device name (default cpu)\n"
     "      --raw-units    keep values and units as written (no conversion of\n"
     "                     ms to s, m°C to °C, kHz to Hz, µW to W, µJ to J)\n"
     "  -h, --help         show this help and exit\n"
@@ -60,13 +74,19 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
-    enum { OPT_CSV = 256, OPT_JSON, OPT_RAW_UNITS, OPT_METRICS };
+    enum { OPT_CSV = 256, OPT_JSON, OPT_RAW_UNITS, OPT_METRICS, OPT_OPP, OPT_BY, OPT_CPUS, OPT_IDLE,
+           OPT_DEVICE };
     static const struct option options[] = {
         {"column", required_argument, NULL, 'c'},
         {"csv", no_argument, NULL, OPT_CSV},
         {"json", no_argument, NULL, OPT_JSON},
         {"raw-units", no_argument, NULL, OPT_RAW_UNITS},
         {"metrics", no_argument, NULL, OPT_METRICS},
+        {"opp-table", no_argument, NULL, OPT_OPP},
+        {"by", required_argument, NULL, OPT_BY},
+        {"cpus", required_argument, NULL, OPT_CPUS},
+        {"idle-power", required_argument, NULL, OPT_IDLE},
+        {"device", required_argument, NULL, OPT_DEVICE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -91,6 +111,20 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case OPT_JSON: s->format = FORMAT_JSON; break;
         case OPT_RAW_UNITS: s->read.normalise_units = 0; break;
         case OPT_METRICS: s->metrics = 1; break;
+        case OPT_OPP: s->opp_table = 1; break;
+        case OPT_BY: s->by = optarg; break;
+        case OPT_DEVICE: s->device = optarg; break;
+        case OPT_CPUS: {
+            double x;
+            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > 1024)
+                return usage_error("--cpus wants a count from 1 to 1024, not '%s'", optarg);
+            s->cpus = (int)x;
+            break;
+        }
+        case OPT_IDLE:
+            if (tb_cli_quantity_or_number(optarg, "W", &s->idle_w) < 0 || !(s->idle_w >= 0))
+                return usage_error("--idle-power wants a power (2.1, 2100mW), not '%s'", optarg);
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(TB_EXIT_OK);
@@ -107,6 +141,13 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         return usage_error("%s", "no run given");
     if (s->metrics && (s->format == FORMAT_CSV || !s->read.normalise_units))
         return usage_error("%s", "--metrics: in text or --json, with the units converted");
+    if (s->opp_table && (s->metrics || s->format != FORMAT_TEXT || !s->read.normalise_units || s->columns))
+        return usage_error("%s", "--opp-table writes its own CSV: no --metrics, --csv, --json, "
+                           "--raw-units or -c");
+    if (s->opp_table && (!s->cpus || isnan(s->idle_w)))
+        return usage_error("%s", "--opp-table needs --cpus and --idle-power");
+    if (!s->opp_table && (s->by || s->device || s->cpus || !isnan(s->idle_w)))
+        return usage_error("%s", "--by, --cpus, --idle-power and --device are --opp-table's");
     return TB_EXIT_OK;
 }
 
@@ -495,9 +536,43 @@ out:
     return status;
 }
 
+/* --opp-table: the runs of PATHS as one table, on standard output. */
+static int write_opp_table(const struct settings *s, const struct tb_paths *paths)
+{
+    char err[TB_ERRMAX];
+    tb_run **runs = calloc(paths->n ? paths->n : 1, sizeof *runs);
+    tb_opp_table t;
+    int status = TB_EXIT_OK;
+    if (!runs) {
+        fputs("tb-info: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    for (size_t i = 0; i < paths->n && status == TB_EXIT_OK; i++)
+        if (!(runs[i] = tb_run_read(paths->v[i], &s->read, err, sizeof err))) {
+            fprintf(stderr, "tb-info: %s\n", err);
+            status = TB_EXIT_INPUT;
+        }
+    if (status == TB_EXIT_OK) {
+        if (tb_opp_table_from_runs((const tb_run *const *)runs, paths->n, s->by ? s->by : "freq",
+                                   s->device ? s->device : "cpu", s->cpus, s->idle_w, 0.95, &t, err,
+                                   sizeof err) < 0) {
+            fprintf(stderr, "tb-info: --opp-table: %s\n", err);
+            status = TB_EXIT_INPUT;
+        } else {
+            tb_opp_table_write_header(stdout);
+            tb_opp_table_write(stdout, &t);
+            tb_opp_table_clear(&t);
+        }
+    }
+    for (size_t i = 0; i < paths->n; i++)
+        tb_run_free(runs[i]);
+    free(runs);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
-    struct settings s = {.format = FORMAT_TEXT, .read = tb_read_default_options()};
+    struct settings s = {.format = FORMAT_TEXT, .read = tb_read_default_options(), .idle_w = NAN};
     int status = parse_arguments(argc, argv, &s);
     int shown = 0;
 
@@ -512,7 +587,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "tb-info: no run found in the inputs given\n");
         status = TB_EXIT_INPUT;
     }
-    for (size_t i = 0; i < paths.n; i++) {
+    if (s.opp_table && status == TB_EXIT_OK)
+        status = write_opp_table(&s, &paths);
+    for (size_t i = 0; i < paths.n && !s.opp_table; i++) {
         int rc = show_run(paths.v[i], &s, shown == 0);
         if (rc == TB_EXIT_OK)
             shown++;

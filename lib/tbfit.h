@@ -1610,6 +1610,17 @@ typedef struct tb_opp_table {
 int tb_opp_table_read(const char *path, const char *device, tb_opp_table *t, char *err,
                       size_t errlen);
 void tb_opp_table_clear(tb_opp_table *t);
+
+/* The table of a sweep: runs RUNS[0..N), each at the frequency (kHz) of
+ * its "# KEY:" line, each measured whole (tb_run_metrics_compute()): per
+ * frequency the mean over its runs of the first power column's mean less
+ * IDLE_W and of the work rate, with Student-t LEVEL intervals (one run:
+ * no interval on its power, its work rate's own); device DEVICE of CPUS
+ * CPUs.  0, or -1 with ERR naming the run at fault (no such line, no
+ * power above idle, no work counter). */
+int tb_opp_table_from_runs(const tb_run *const *runs, size_t n, const char *key, const char *device,
+                           int cpus, double idle_w, double level, tb_opp_table *t, char *err,
+                           size_t errlen);
 int tb_opp_table_write_header(FILE *f);
 int tb_opp_table_write(FILE *f, const tb_opp_table *t);
 
