@@ -22,9 +22,18 @@
 
 enum trend { STABLE, RAISING, DROPPING };
 
+#define ONE (1LL << FRAC_BITS)
+
+/* X >> FRAC_BITS as the kernel's arithmetic shift gives it, floor(X / 2¹⁰),
+ * written without shifting a negative value (undefined in C). */
+static long long frac_to_int(long long x)
+{
+    return x >= 0 ? x / ONE : -((-x + ONE - 1) / ONE);
+}
+
 static long long mul_frac(long long a, long long b)
 {
-    return (a * b) >> FRAC_BITS;
+    return frac_to_int(a * b);
 }
 
 /* (X + D/2) / D: the allocator's rounding division */
@@ -200,20 +209,20 @@ static void estimate_constants(tb_governor *g, unsigned long sp)
 static unsigned long pid_budget(tb_governor *g, unsigned long max_mw, tb_governor_trace *tr)
 {
     const tb_zone_policy *p = &g->policy;
-    long long e = (long long)(to_mc(p->trip_c[p->ntrips - 1]) - g->temp_mc) << FRAC_BITS;
+    long long e = (long long)(to_mc(p->trip_c[p->ntrips - 1]) - g->temp_mc) * ONE;
     long long pt = mul_frac(e < 0 ? g->k_po : g->k_pu, e);
     long long it = mul_frac(g->k_i, g->err_integral);
-    if (e < (long long)to_mc(p->integral_cutoff_c) << FRAC_BITS) {
+    if (e < (long long)to_mc(p->integral_cutoff_c) * ONE) {
         long long i2 = it + mul_frac(g->k_i, e);
-        if (llabs(i2) < (long long)max_mw << FRAC_BITS) {
+        if (llabs(i2) < (long long)max_mw * ONE) {
             it = i2;
             g->err_integral += e;
         }
     }
     long long dterm = mul_frac(g->k_d, e - g->prev_err);
-    dterm = (dterm << FRAC_BITS) / (long long)llround(p->poll_passive_s * 1000);
+    dterm = dterm * ONE / (long long)llround(p->poll_passive_s * 1000);
     g->prev_err = (long)e;
-    long long budget = (long long)g->sustainable_mw + ((pt + it + dterm) >> FRAC_BITS);
+    long long budget = (long long)g->sustainable_mw + frac_to_int(pt + it + dterm);
     if (budget < 0)
         budget = 0;
     if (budget > (long long)max_mw)
