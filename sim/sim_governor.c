@@ -98,9 +98,8 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
     fprintf(f, "# max_state.cpufreq_cdev0: %zu\n", t->n - 1);
 }
 
-static int write_loop_run(const struct governor_settings *g, const tb_closed_loop *c,
-                          struct strategy *st, const tb_opp_table *t, const char *output,
-                          const char *const *metas, int nmetas)
+static int write_loop_run(const tb_closed_loop *c, struct strategy *st, const tb_opp_table *t,
+                          const char *output, const char *const *metas, int nmetas)
 {
     tb_governor gov;
     int status = start(st, t, &gov);
@@ -110,7 +109,6 @@ static int write_loop_run(const struct governor_settings *g, const tb_closed_loo
     FILE *f = sim_run_begin(&out, output);
     if (!f)
         return TB_EXIT_OUTPUT;
-    (void)g;
     write_metas(f, st, t, metas, nmetas);
     fputs("time/ms,CPU_0_temp/m°C,cpufreq_cdev0/state,power/W,CPU0_work_done\n", f);
     tb_closed_loop_run(c, &gov, write_sample, f, &st->sum);
@@ -173,7 +171,7 @@ int governor_main(const struct governor_settings *g, const tb_modes *m, double a
     tb_closed_loop c;
     loop_of(g, m, ambient, duration, period, &c);
     if (g->npolicies == 1) {
-        status = write_loop_run(g, &c, &st[0], &t, output, metas, nmetas);
+        status = write_loop_run(&c, &st[0], &t, output, metas, nmetas);
     } else {
         for (size_t k = 0; k < g->npolicies && status == 0; k++) {
             tb_governor gov;
