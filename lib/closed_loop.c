@@ -130,8 +130,9 @@ static void board_power(const tb_closed_loop *c, const tb_governor *g, struct lo
     }
 }
 
-/* Step the board DT on: each mode exactly, the power held; the time
- * above the limit from the temperature's two ends (linear between). */
+/* Step the board DT on from L->t (the caller then sets L->t, without
+ * drift): each mode exactly, the power held; the time above the limit
+ * from the temperature's two ends (linear between). */
 static void advance(const tb_closed_loop *c, const tb_governor *g, struct loop *l, double dt)
 {
     double before = l->temp;
@@ -156,7 +157,6 @@ static void advance(const tb_closed_loop *c, const tb_governor *g, struct loop *
     double third = c->duration_s * 2 / 3;
     if (l->t + dt > third)
         l->sustained_work += l->ops_rate * (l->t + dt - fmax(l->t, third));
-    l->t += dt;
     l->sum->peak_c = fmax(l->sum->peak_c, l->temp);
 }
 
