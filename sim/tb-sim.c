@@ -712,6 +712,9 @@ static int sysfs_make_tree(const struct settings *s, char *dir, size_t size)
     snprintf(dir, size, "%s/class/hwmon/hwmon0", s->sysfs);
     if (sysfs_mkdirs(dir) < 0 || sysfs_put_name(dir, "name", "tbsim") < 0)
         return -1;
+    snprintf(dir, size, "%s/tbsim", s->sysfs);
+    if (sysfs_mkdirs(dir) < 0 || sysfs_put(dir, "time_ms", "0") < 0 || sysfs_put(dir, "seq", "0") < 0)
+        return -1;
     /* two CPUs' cpufreq as the kernel shows them under schedutil, with
      * the userspace governor on offer (tb-series sets frequencies here) */
     static const char *const cpufreq[][2] = {
@@ -768,13 +771,15 @@ static double zone_temp(const struct settings *s, const double *state, double t0
 }
 
 /* Step the board from T over one PERIOD under the live governor, from
- * poll to poll, the power P held between; the power after. */
+ * poll to poll, the power P held between; the power after.  A poll due
+ * at the step's end is made in it, so that the state written with the
+ * step is the one after that poll, as tb_closed_loop_run() samples it. */
 static double step_board(const struct settings *s, const tb_modes *m, double *state, double t0,
                          double t, double period, double p, struct live_governor *lg)
 {
     double at = t, ops;
     live_governor_power(lg, &ops);
-    while (lg->next_poll < t + period - 1e-9) {
+    while (lg->next_poll <= t + period + 1e-9) {
         double dt = lg->next_poll - at;
         tb_modes_step(m, state, p, dt);
         lg->work += ops * dt;
@@ -815,13 +820,14 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s under %s (%s, as Linux 6.8's "
                 "governor polls it), a cooling device (cur_state 0 to %zu, the CPUs' operating "
                 "points from --opp), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/work_done (the "
-                "operations done); %g s of model time at %gx speed; record it with tb-record "
+                "operations done), tbsim/time_ms (the model's clock), tbsim/seq; %g s of model time at %gx speed; record it with tb-record "
                 "--sysfs-root %s\n", s->sysfs, s->sensors, s->sensors == 1 ? "" : "s", lg->name,
                 lg->policy.governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator",
                 lg->table.n - 1, s->duration, s->speed, s->sysfs);
     else
     fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, a cooling device (cur_state 0 to "
-            "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs; %g s of "
+            "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/time_ms "
+            "(the model's clock), tbsim/seq; %g s of "
             "model time at %gx speed; record it with tb-record --sysfs-root %s\n", s->sysfs,
             s->sensors, s->sensors == 1 ? "" : "s", SYSFS_MAX_STATE, s->duration, s->speed,
             s->sysfs);
@@ -831,6 +837,13 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         double t = (double)i * period;
         if (t > s->duration)
             break;
+        /* a sequence count, odd while the step's files are written: a
+         * reader that reads the same even count before and after its
+         * other files saw one step whole (a seqlock) */
+        snprintf(dir, sizeof dir, "%s/tbsim", s->sysfs);
+        snprintf(text, sizeof text, "%zu", 2 * i + 1);
+        if (sysfs_put(dir, "seq", text) < 0)
+            goto fail;
         if (lg) {
             if (i == 0)
                 live_governor_poll(lg, 0, zone_temp(s, state, t0, 0, m->n));
@@ -858,6 +871,15 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
             goto fail;
         snprintf(text, sizeof text, "%.0f", energy * 1e6);
         if (sysfs_put(dir, "energy1_input", text) < 0)
+            goto fail;
+        /* the model's clock, last: a reader that records it beside the
+         * other files can compare with a prediction at the same instants */
+        snprintf(dir, sizeof dir, "%s/tbsim", s->sysfs);
+        snprintf(text, sizeof text, "%.0f", t * 1000);
+        if (sysfs_put(dir, "time_ms", text) < 0)
+            goto fail;
+        snprintf(text, sizeof text, "%zu", 2 * i + 2);
+        if (sysfs_put(dir, "seq", text) < 0)
             goto fail;
         /* sleep to the real time of the next simulated step */
         double next = (double)(i + 1) * period / s->speed;
