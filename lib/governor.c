@@ -92,10 +92,25 @@ static long to_mc(double c)
     return lround(c * 1000);
 }
 
-int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_device *dev,
-                     size_t ndev, char *err, size_t errlen)
+/* The allocator's constants the policy gives (>= 0), written through
+ * sysfs, over those in use. */
+static void use_written_constants(tb_governor *g)
 {
-    memset(g, 0, sizeof *g);
+    const tb_zone_policy *p = &g->policy;
+    if (p->k_po >= 0)
+        g->k_po = p->k_po;
+    if (p->k_pu >= 0)
+        g->k_pu = p->k_pu;
+    if (p->k_i >= 0)
+        g->k_i = p->k_i;
+    if (p->k_d >= 0)
+        g->k_d = p->k_d;
+}
+
+/* What the kernel would refuse of policy P: no trip, too many, trips
+ * not rising, polling delays under 1 ms.  0, or -1 with ERR. */
+static int check_policy(const tb_zone_policy *p, char *err, size_t errlen)
+{
     if (p->ntrips < 1 || p->ntrips > TB_GOV_MAX_TRIPS) {
         snprintf(err, errlen, "a zone needs 1 to %d passive trips, not %zu", TB_GOV_MAX_TRIPS,
                  p->ntrips);
@@ -107,12 +122,21 @@ int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_d
                      p->trip_c[k - 1]);
             return -1;
         }
-    if (ndev < 1 || ndev > TB_GOV_MAX_DEVICES) {
-        snprintf(err, errlen, "1 to %d cooling devices, not %zu", TB_GOV_MAX_DEVICES, ndev);
-        return -1;
-    }
     if (!(p->poll_passive_s >= 0.001) || !(p->poll_idle_s >= 0.001)) {
         snprintf(err, errlen, "polling delays of at least 1 ms (this governor polls)");
+        return -1;
+    }
+    return 0;
+}
+
+int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_device *dev,
+                     size_t ndev, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    if (check_policy(p, err, errlen) < 0)
+        return -1;
+    if (ndev < 1 || ndev > TB_GOV_MAX_DEVICES) {
+        snprintf(err, errlen, "1 to %d cooling devices, not %zu", TB_GOV_MAX_DEVICES, ndev);
         return -1;
     }
     for (size_t a = 0; a < ndev; a++) {
@@ -134,6 +158,60 @@ int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_d
     for (size_t k = 0; k < TB_GOV_MAX_TRIPS; k++)
         for (size_t a = 0; a < TB_GOV_MAX_DEVICES; a++)
             g->target[k][a] = -1;
+    return 0;
+}
+
+int tb_governor_constants(const tb_zone_policy *p, const tb_cooling_device *dev, size_t ndev,
+                          tb_ipa_constants *k)
+{
+    unsigned long lowest = 0;
+    for (size_t a = 0; a < ndev; a++)
+        lowest += state2power(&dev[a], max_state(&dev[a]));
+    double sp = p->sustainable_w > 0 ? p->sustainable_w : lowest / 1000.0;
+    if (p->ntrips < 1 ||
+        tb_ipa_constants_compute(sp, p->trip_c[p->ntrips - 1], p->ntrips > 1 ? p->trip_c[0] : NAN, k) < 0)
+        return -1;
+    if (p->k_po >= 0)
+        k->k_po = (unsigned)p->k_po;
+    if (p->k_pu >= 0)
+        k->k_pu = (unsigned)p->k_pu;
+    if (p->k_i >= 0)
+        k->k_i = (unsigned)p->k_i;
+    return 0;
+}
+
+int tb_governor_update(tb_governor *g, const tb_zone_policy *p, char *err, size_t errlen)
+{
+    if (check_policy(p, err, errlen) < 0)
+        return -1;
+    if (p->governor != g->policy.governor) {
+        /* another governor bound: its own state from scratch, the devices
+         * where the last one left them; the allocator, bound, estimates
+         * its constants from the sustainable power over any written */
+        tb_governor old = *g;
+        tb_zone_policy bound = *p;
+        if (bound.governor == TB_GOV_POWER_ALLOCATOR)
+            bound.k_po = bound.k_pu = bound.k_i = -1;
+        if (tb_governor_init(g, &bound, old.dev, old.ndev, err, errlen) < 0) {
+            *g = old;
+            return -1;
+        }
+        memcpy(g->state, old.state, sizeof g->state);
+        g->temp_mc = old.temp_mc;
+        g->passive = old.passive;   /* (the zone's count, not a governor's: the
+                                     * allocator lets go what step_wise held) */
+        return 0;
+    }
+    tb_zone_policy was = g->policy;
+    g->policy = *p;
+    if (p->sustainable_w != was.sustainable_w) {
+        /* a new sustainable power: the allocator estimates its constants
+         * again at its next poll, over any written before */
+        g->policy.k_po = g->policy.k_pu = g->policy.k_i = -1;
+        g->sustainable_mw = 0;
+        return 0;
+    }
+    use_written_constants(g);
     return 0;
 }
 
@@ -195,13 +273,8 @@ static void estimate_constants(tb_governor *g, unsigned long sp)
         g->k_pu = (long)k.k_pu;
         g->k_i = (long)k.k_i;
     }
-    if (p->k_po >= 0)
-        g->k_po = p->k_po;
-    if (p->k_pu >= 0)
-        g->k_pu = p->k_pu;
-    if (p->k_i >= 0)
-        g->k_i = p->k_i;
-    g->k_d = p->k_d >= 0 ? p->k_d : 0;
+    g->k_d = 0;
+    use_written_constants(g);
     g->sustainable_mw = sp;
 }
 

@@ -1571,6 +1571,23 @@ typedef struct tb_governor {
 int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_device *dev,
                      size_t ndev, char *err, size_t errlen);
 
+/* Take up policy P in G as the kernel takes up what is written to a
+ * zone's sysfs files: another governor starts from scratch with the
+ * devices where they are; the allocator bound, or given a new
+ * sustainable power, estimates k_po, k_pu and k_i again at its next poll
+ * (over any written before, as Linux 6.8 does); constants (>= 0) written
+ * otherwise are used from the next poll on.  0; -1 with ERR, G unchanged, for a policy the kernel would
+ * refuse. */
+int tb_governor_update(tb_governor *g, const tb_zone_policy *p, char *err, size_t errlen);
+
+/* The allocator's sustainable power and constants for policy P over
+ * devices DEV[0..NDEV), as the kernel shows them in the zone's files:
+ * the power given, or estimated from the devices at their slowest
+ * points; each k given, or estimated from it (tb_ipa_constants_compute()).
+ * 0, or -1 when they cannot be (no trip, a threshold not positive). */
+int tb_governor_constants(const tb_zone_policy *p, const tb_cooling_device *dev, size_t ndev,
+                          tb_ipa_constants *k);
+
 /* One poll of the zone at TEMP_C, device k's CPUs busy LOAD[k] of the time
  * (0 to 1, each) since the last: the governor's decision into G (its
  * states) and TR (may be NULL). */

@@ -93,7 +93,14 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
     fprintf(f, "# policy.CPU_0_temp: %s\n", p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
     for (size_t k = 0; k < p->ntrips; k++)
         fprintf(f, "# trip.CPU_0_temp.%zu: passive %ld\n", k, lround(p->trip_c[k] * 1000));
-    if (p->sustainable_w > 0)
+    /* the allocator's constants in use, as tb-record copies them from a zone */
+    tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
+    tb_ipa_constants k;
+    if (p->governor == TB_GOV_POWER_ALLOCATOR && tb_governor_constants(p, &dev, 1, &k) == 0)
+        fprintf(f, "# sustainable_power.CPU_0_temp: %u\n# k_po.CPU_0_temp: %u\n# k_pu.CPU_0_temp: %u\n"
+                "# k_i.CPU_0_temp: %u\n# k_d.CPU_0_temp: %ld\n", k.sustainable_mw, k.k_po, k.k_pu, k.k_i,
+                p->k_d >= 0 ? p->k_d : 0);
+    else if (p->sustainable_w > 0)
         fprintf(f, "# sustainable_power.CPU_0_temp: %ld\n", lround(p->sustainable_w * 1000));
     fprintf(f, "# max_state.cpufreq_cdev0: %zu\n", t->n - 1);
 }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +73,7 @@ int live_governor_start(struct live_governor *lg, const struct governor_settings
         return TB_EXIT_INPUT;
     }
     /* (the governor keeps a pointer to the table's points: it stays put here) */
+    lg->speed = 1;
     lg->idle_w = g->idle_w;
     lg->load = g->load;
     return 0;
@@ -87,11 +89,123 @@ double live_governor_power(const struct live_governor *lg, double *ops)
     return lg->idle_w + tb_cooling_power(&lg->gov.dev[0], lg->gov.state[0], lg->load, ops);
 }
 
-void live_governor_poll(struct live_governor *lg, double t, double temp_c)
+/* The zone files a poll follows: the first seven, then each passive trip. */
+static const char *const zone_file[] = {"policy", "sustainable_power", "k_po", "k_pu", "k_i", "k_d",
+                                        "integral_cutoff"};
+enum { F_POLICY, F_SP, F_KPO, F_KPU, F_KI, F_KD, F_CUTOFF, F_TRIP };
+
+/* DIR/NAME's first word into BUF (SIZE bytes); 0, or -1 if it is empty
+ * or cannot be read (being rewritten, say). */
+static int read_word(const char *dir, const char *name, char *buf, size_t size)
 {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    buf[strcspn(buf, " \t\n")] = '\0';
+    return buf[0] ? 0 : -1;
+}
+
+/* File F's new TEXT into policy P (or LG's modes).  0, or -1 if it is
+ * not a value of that file. */
+static int take_up(struct live_governor *lg, tb_zone_policy *p, size_t f, const char *text)
+{
+    if (f == F_POLICY) {
+        lg->user_space = strcmp(text, "user_space") == 0;
+        lg->held = 0;
+        if (strcmp(text, "step_wise") == 0)
+            p->governor = TB_GOV_STEP_WISE;
+        else if (strcmp(text, "power_allocator") == 0)
+            p->governor = TB_GOV_POWER_ALLOCATOR;
+        else if (!lg->user_space) {
+            lg->held = 1;
+            fprintf(stderr, "tb-sim: zone 0's policy %s: the fake board runs step_wise, power_allocator "
+                    "and user_space; it holds the cooling state under %s\n", text, text);
+        }
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*end || errno || v < 0)
+        return -1;
+    switch (f) {
+    case F_SP: p->sustainable_w = v / 1000.0; break;
+    case F_KPO: p->k_po = v; break;
+    case F_KPU: p->k_pu = v; break;
+    case F_KI: p->k_i = v; break;
+    case F_KD: p->k_d = v; break;
+    case F_CUTOFF: p->integral_cutoff_c = v / 1000.0; break;
+    default: p->trip_c[f - F_TRIP] = v / 1000.0; break;
+    }
+    return 0;
+}
+
+/* What was written to zone 0's files since the last look, into the
+ * governor; the first look only notes them. */
+static void follow_zone(struct live_governor *lg, const char *sysfs)
+{
+    char dir[4096], text[24], name[64];
+    snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone0", sysfs);
+    tb_zone_policy p = lg->gov.policy;
+    int first = lg->seen[0][0] == '\0', changed = 0;
+    for (size_t f = 0; f < F_TRIP + lg->gov.policy.ntrips; f++) {
+        const char *file = f < F_TRIP ? zone_file[f] : name;
+        if (f >= F_TRIP)
+            snprintf(name, sizeof name, "trip_point_%zu_temp", f - F_TRIP);
+        if (read_word(dir, file, text, sizeof text) < 0 || strcmp(text, lg->seen[f]) == 0)
+            continue;
+        if (first || take_up(lg, &p, f, text) == 0) {
+            snprintf(lg->seen[f], sizeof lg->seen[f], "%s", text);
+            changed = !first;
+        }
+    }
+    char err[TB_ERRMAX];
+    if (changed && tb_governor_update(&lg->gov, &p, err, sizeof err) < 0 && !lg->said++)
+        fprintf(stderr, "tb-sim: zone 0: %s; the zone keeps its last settings\n", err);
+}
+
+/* The allocator's sustainable power and constants in use, where they
+ * differ from the files: as the kernel shows what it estimated. */
+static void show_constants(struct live_governor *lg, const char *sysfs)
+{
+    const tb_governor *g = &lg->gov;
+    if (g->policy.governor != TB_GOV_POWER_ALLOCATOR || g->sustainable_mw == 0)
+        return;
+    const long in_use[] = {[F_SP] = (long)g->sustainable_mw, [F_KPO] = g->k_po, [F_KPU] = g->k_pu,
+                           [F_KI] = g->k_i};
+    char dir[4096], text[24];
+    snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone0", sysfs);
+    for (size_t f = F_SP; f <= F_KI; f++) {
+        snprintf(text, sizeof text, "%ld", in_use[f]);
+        if (strcmp(text, lg->seen[f]) != 0 && sysfs_put_name(dir, zone_file[f], text) == 0)
+            snprintf(lg->seen[f], sizeof lg->seen[f], "%s", text);
+    }
+}
+
+void live_governor_poll(struct live_governor *lg, const char *sysfs, double t, double temp_c)
+{
+    follow_zone(lg, sysfs);
+    if (lg->user_space || lg->held) {
+        char dir[4096], text[24];
+        snprintf(dir, sizeof dir, "%s/class/thermal/cooling_device0", sysfs);
+        long v;
+        if (lg->user_space && read_word(dir, "cur_state", text, sizeof text) == 0 &&
+            sscanf(text, "%ld", &v) == 1 && v >= 0 && v < (long)lg->table.n)
+            lg->gov.state[0] = (int)v;
+        lg->next_poll = t + lg->gov.policy.poll_idle_s;
+        return;
+    }
     tb_governor_trace tr;
     tb_governor_poll(&lg->gov, temp_c, &lg->load, &tr);
     lg->next_poll = t + tr.next_poll_s;
+    show_constants(lg, sysfs);
 }
 
 /* A value that changes in the run (rewritten in place), or one that
@@ -116,19 +230,14 @@ int live_governor_make_tree(const struct live_governor *lg, const char *sysfs, i
     const tb_zone_policy *p = &lg->policy;
     const tb_opp_table *t = &lg->table;
     const char *gov = p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator";
-    /* the allocator's constants as the kernel shows them: from the
-     * sustainable power given, or its estimate (the CPUs at their slowest) */
     tb_ipa_constants k;
-    double sp = p->sustainable_w > 0 ? p->sustainable_w
-                                     : floor(t->opp[0].power_w * 1000) * t->cpus / 1000;
-    if (tb_ipa_constants_compute(sp, p->trip_c[p->ntrips - 1], p->ntrips > 1 ? p->trip_c[0] : NAN, &k) < 0)
+    if (tb_governor_constants(p, lg->gov.dev, lg->gov.ndev, &k) < 0)
         memset(&k, 0, sizeof k);
     for (int j = 0; j < nzones; j++) {
         snprintf(dir, size, "%s/class/thermal/thermal_zone%d", sysfs, j);
         if (sysfs_put_name(dir, "policy", gov) < 0 || put_const(dir, "sustainable_power", (long)k.sustainable_mw) < 0 ||
-            put_const(dir, "k_po", p->k_po >= 0 ? p->k_po : (long)k.k_po) < 0 ||
-            put_const(dir, "k_pu", p->k_pu >= 0 ? p->k_pu : (long)k.k_pu) < 0 ||
-            put_const(dir, "k_i", p->k_i >= 0 ? p->k_i : (long)k.k_i) < 0 ||
+            put_const(dir, "k_po", (long)k.k_po) < 0 || put_const(dir, "k_pu", (long)k.k_pu) < 0 ||
+            put_const(dir, "k_i", (long)k.k_i) < 0 ||
             put_const(dir, "k_d", p->k_d >= 0 ? p->k_d : 0) < 0)
             return -1;
         for (size_t k = 0; k <= p->ntrips; k++) {
@@ -174,7 +283,7 @@ int live_governor_write(const struct live_governor *lg, const char *sysfs, char 
     const tb_governor *g = &lg->gov;
     int state = g->state[0];
     snprintf(dir, size, "%s/class/thermal/cooling_device0", sysfs);
-    if (put_long(dir, "cur_state", state) < 0)
+    if (!lg->user_space && put_long(dir, "cur_state", state) < 0)   /* (user_space: the user's) */
         return -1;
     long khz = lround(lg->table.opp[lg->table.n - 1 - (size_t)state].khz);
     for (int cpu = 0; cpu < 2; cpu++) {
@@ -183,5 +292,7 @@ int live_governor_write(const struct live_governor *lg, const char *sysfs, char 
             return -1;
     }
     snprintf(dir, size, "%s/tbsim", sysfs);
-    return put_long(dir, "work_done", lround(floor(lg->work)));
+    /* as the energy counter: a rate read from it in real seconds is the
+     * model's at any --speed */
+    return put_long(dir, "work_done", lround(floor(lg->work / lg->speed)));
 }

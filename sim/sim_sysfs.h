@@ -31,7 +31,13 @@ struct live_governor {
     double idle_w, load;
     double next_poll;   /* s of simulated time */
     double work;        /* operations done */
+    double speed;       /* --speed: work_done grows at the model's rate in real time */
     double energy;      /* J drawn */
+    /* the zone's files as last read (live_governor_poll() follows them) */
+    char seen[7 + TB_GOV_MAX_TRIPS][24];
+    int user_space;     /* the state is what cur_state holds */
+    int held;           /* a governor the board does not run: state held */
+    int said;           /* a refused policy said (once) */
 };
 
 /* Read G's operating points and its one policy.  0, or an exit status
@@ -42,9 +48,14 @@ void live_governor_clear(struct live_governor *lg);
 /* The board's power now (W), and its work rate into *OPS. */
 double live_governor_power(const struct live_governor *lg, double *ops);
 
-/* A poll of the zone at TEMP_C at simulated time T: the governor's
- * decision, the next poll scheduled. */
-void live_governor_poll(struct live_governor *lg, double t, double temp_c);
+/* A poll of the zone at TEMP_C at simulated time T: what was written to
+ * zone 0's files under SYSFS since the last poll taken up as the kernel
+ * takes it (policy step_wise, power_allocator or user_space, passive
+ * trips, sustainable_power, k_po, k_pu, k_i, k_d, integral_cutoff; the
+ * constants the allocator estimates written back), then the governor's
+ * decision (under user_space: cur_state as written), the next poll
+ * scheduled.  A file that reads empty or unreadable is taken up later. */
+void live_governor_poll(struct live_governor *lg, const char *sysfs, double t, double temp_c);
 
 /* The files the governor's board shows under SYSFS (NZONES zones): each
  * zone's policy, trips and the allocator's constants, the cooling

@@ -785,7 +785,7 @@ static double step_board(const struct settings *s, const tb_modes *m, double *st
         lg->work += ops * dt;
         lg->energy += p * dt;
         at = lg->next_poll;
-        live_governor_poll(lg, at, zone_temp(s, state, t0, at, m->n));
+        live_governor_poll(lg, s->sysfs, at, zone_temp(s, state, t0, at, m->n));
         p = live_governor_power(lg, &ops);
     }
     tb_modes_step(m, state, p, t + period - at);
@@ -810,6 +810,7 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
         int status = live_governor_start(&live, &s->gov);
         if (status)
             return status;
+        live.speed = s->speed;
         lg = &live;
     }
     if (sysfs_make_tree(s, dir, sizeof dir) < 0 ||
@@ -846,7 +847,7 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
             goto fail;
         if (lg) {
             if (i == 0)
-                live_governor_poll(lg, 0, zone_temp(s, state, t0, 0, m->n));
+                live_governor_poll(lg, s->sysfs, 0, zone_temp(s, state, t0, 0, m->n));
             p = i == 0 ? live_governor_power(lg, NULL) : step_board(s, m, state, t0, t - period, period, p, lg);
             if (live_governor_write(lg, s->sysfs, dir, sizeof dir) < 0)
                 goto fail;

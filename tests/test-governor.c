@@ -327,6 +327,64 @@ static void closed_loop(void)
     ok(fabs(held - 55) < 2 && sum.above_limit_s > 0, "step_wise holds it near its 55 °C trip: %.2f °C, %.0f s above", held, sum.above_limit_s);
 }
 
+/* What is written to the zone while it runs, taken up as the kernel
+ * takes it: a sustainable power re-estimates the constants at the next
+ * poll (over a written k_po), a constant is used from the next poll, a
+ * governor switched keeps the devices' states. */
+static void policy_updates(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_zone_policy p;
+    tb_governor g;
+    tb_governor_trace tr;
+    double busy = 1;
+    allocator_policy(&p, 1.5);
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    tb_governor_poll(&g, 65, &busy, &tr);
+    p.k_po = 100;
+    int rc = tb_governor_update(&g, &p, err, sizeof err);
+    ok(rc == 0 && g.k_po == 100 && g.k_pu == 307,
+       "k_po written: 100 from now on, k_pu kept (%ld %ld)", g.k_po, g.k_pu);
+    tb_governor_poll(&g, 72, &busy, &tr);
+    ok(near(tr.p_w, -100.0 * 2000 / 1024 / 1000, 1e-12), "the next poll's P uses it: mulf(100, −2 °C·2¹⁰) = −200000/2¹⁰ mW (%.6f W)", tr.p_w);
+    p.sustainable_w = 2.5;
+    rc = tb_governor_update(&g, &p, err, sizeof err);
+    ok(rc == 0 && g.k_po == 100,
+       "a new sustainable power: nothing changes before the next poll");
+    tb_governor_poll(&g, 72, &busy, &tr);
+    tb_ipa_constants k;
+    tb_ipa_constants_compute(2.5, 70, 60, &k);
+    ok(g.sustainable_mw == 2500 && g.k_po == (long)k.k_po && g.k_pu == (long)k.k_pu && g.k_i == (long)k.k_i,
+       "... at it, the constants estimated again from 2500 mW, the written k_po replaced (%ld %ld %ld)",
+       g.k_po, g.k_pu, g.k_i);
+    int before = g.state[0];
+    p.governor = TB_GOV_STEP_WISE;
+    rc = tb_governor_update(&g, &p, err, sizeof err);
+    ok(rc == 0 && g.policy.governor == TB_GOV_STEP_WISE &&
+       g.state[0] == before && g.err_integral == 0, "step_wise bound: the device left at state %d", before);
+    tb_governor_poll(&g, 72.5, &busy, &tr);
+    ok(tr.state[0] == before + 1, "and step_wise's rules from the next poll: above the trip, rising, one up (%d)",
+       tr.state[0]);
+    p.governor = TB_GOV_POWER_ALLOCATOR;
+    p.k_po = 77;
+    rc = tb_governor_update(&g, &p, err, sizeof err);
+    tb_governor_poll(&g, 72, &busy, &tr);
+    ok(rc == 0 && g.k_po == (long)k.k_po, "the allocator bound again: its constants estimated over the k_po written (%ld)",
+       g.k_po);
+    p.governor = TB_GOV_STEP_WISE;
+    tb_governor_update(&g, &p, err, sizeof err);
+    tb_governor_poll(&g, 72.5, &busy, &tr);
+    p.governor = TB_GOV_POWER_ALLOCATOR;
+    tb_governor_update(&g, &p, err, sizeof err);
+    tb_governor_poll(&g, 50, &busy, &tr);
+    ok(g.state[0] == 0, "the allocator bound while step_wise throttled, then under switch-on: the device let go "
+       "(the zone was passive), as the kernel does (state %d)", g.state[0]);
+    p.trip_c[1] = 50;
+    rc = tb_governor_update(&g, &p, err, sizeof err);
+    ok(rc < 0 && strstr(err, "rise") && g.policy.trip_c[1] == 70,
+       "trips that fall: refused, the zone as it was (%s)", err);
+}
+
 int main(void)
 {
     allocator_by_hand();
@@ -334,6 +392,7 @@ int main(void)
     allocator_split();
     step_wise_trend();
     bad_policies();
+    policy_updates();
     device_power();
     closed_loop();
     return tap_done();
