@@ -61,6 +61,7 @@ tb_analysis_options tb_analysis_default_options(void)
         .power_step = NAN,
         .idle_power = NAN,
         .trip = NAN,
+        .limit = NAN,
         .max_ambient = NAN,
         .at_power = NAN,
         .switch_on = NAN,
@@ -280,11 +281,12 @@ static ssize_t named_column(tb_analysis *a, const tb_run *run, const char *spec,
     return (ssize_t)i;
 }
 
-/* The limit column C is held under (--trip, else its zone's lowest
- * passive trip) and the time it spent above it within [FROM, TO]. */
+/* The limit column C is held under (.limit, --trip, else its zone's
+ * lowest passive trip) and the time it spent above it within [FROM, TO]. */
 static void limit_of(const tb_analysis_options *o, tb_analysed_column *c, double from, double to)
 {
-    c->limit = isfinite(o->trip) ? o->trip : c->sensor ? tb_sensor_metrics_limit(c->sensor) : NAN;
+    c->limit = isfinite(o->limit) ? o->limit : isfinite(o->trip) ? o->trip
+             : c->sensor ? tb_sensor_metrics_limit(c->sensor) : NAN;
     c->above_limit_s = isfinite(c->limit) ? tb_time_above(c->column, from, to, c->limit) : NAN;
 }
 

@@ -928,6 +928,9 @@ typedef struct tb_analysis_options {
                                        part (tb_power_step_measure()) */
     double trip;                    /* °C: the sustainable power below it
                                        (tb_thermal_sustainable()); NaN */
+    double limit;                   /* °C: the limit of the time above it
+                                       (no power needed); NaN: .trip, else
+                                       the zone's lowest passive trip */
     double max_ambient;             /* °C: the worst ambient it is for;
                                        with an ambient subtracted only */
     double at_power;                /* W of the time to trip; NaN: the

@@ -29,6 +29,7 @@ struct plot_settings {
                                    fit in a group's mean may extrapolate
                                    (0.5 when not given, as tb-compare's) */
     int include_flagged;        /* compare, sweep: flagged fits in means too */
+    int measured_only;          /* tradeoff: measured fields, whatever a fit's flags */
     const char **verdicts;      /* compare: "GROUP=WORD" written above them */
     size_t nverdicts;
     const char *power;          /* zth: the power column, or NULL */
@@ -37,6 +38,7 @@ struct plot_settings {
     const char *sweep_x;        /* sweep: "meta:KEY", the x axis */
     const char *sweep_y;        /* sweep: tinf, tauN, ops or mean:COLUMN */
     const char *tradeoff_x;     /* tradeoff: "peak" (NULL) or "above" */
+    double limit;               /* tradeoff: °C, the limit; NaN: each run's trip */
     const char *model;          /* ident: the model file */
     struct tb_progress *progress;   /* a line on the terminal to clear before a message, or NULL */
 };

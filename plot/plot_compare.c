@@ -322,7 +322,7 @@ int plot_read_results(const struct plot_settings *s, char **paths, int npaths,
     }
     tb_progress_clear(&progress);
     tb_paths_free(&runs);
-    if (status != TB_EXIT_INPUT && (s->group_by || s->sweep_x) && !s->include_flagged &&
+    if (status != TB_EXIT_INPUT && (s->group_by || s->sweep_x) && !s->include_flagged && !s->measured_only &&
         leave_out_unsound(s, *rows, nrows) < 0) {
         fprintf(stderr, "tb-plot: out of memory\n");
         status = TB_EXIT_OUTPUT;

@@ -21,6 +21,7 @@
 
 struct strategy {
     char *name;          /* the group (and column, with several) */
+    int predicted;       /* its runs are tb-sim's predictions */
     double *x, *y;       /* its runs' values */
     size_t n;
     double mx, xlo, xhi, my, ylo, yhi;   /* means and intervals */
@@ -31,6 +32,9 @@ static const int colours[] = {
 };
 static const char *const symbols[] = {"•", "■", "▲", "◆", "▼"};
 static const double symbol_size[] = {1.4, 0.65, 0.65, 0.75, 0.65};   /* drawn alike */
+/* a prediction's: open, beside its measured strategy's filled one */
+static const char *const open_symbols[] = {"○", "□", "△", "◇", "▽"};
+static const char predicted_suffix[] = " (predicted)";
 
 static int above_axis(const struct plot_settings *s)
 {
@@ -45,12 +49,49 @@ static char *name_of(struct tb_grouping *g, const tb_result *r, int columns)
         fprintf(stderr, "tb-plot: %s\n", err);
         return NULL;
     }
-    if (!columns)
+    /* a run tb-sim predicted (its "# prediction:" line) is a strategy of
+     * its own beside the measured one */
+    char *predicted = tb_result_meta(r, "prediction");
+    if (!columns && !predicted)
         return name;
-    if (asprintf(&with, "%s: %s", name, r->column) < 0)
+    if (asprintf(&with, "%s%s%s%s", name, columns ? ": " : "", columns ? r->column : "",
+                 predicted ? predicted_suffix : "") < 0)
         with = NULL;
+    free(predicted);
     free(name);
     return with;
+}
+
+static int is_predicted(const char *name)
+{
+    size_t n = strlen(name), k = sizeof predicted_suffix - 1;
+    return n > k && strcmp(name + n - k, predicted_suffix) == 0;
+}
+
+/* The colour and symbol index of strategy K: the measured ones in turn,
+ * then the predictions without one; a prediction takes its measured
+ * strategy's (the same name without the suffix), if drawn. */
+static size_t style_of(const struct strategy *st, size_t nst, size_t k)
+{
+    size_t measured = 0, alone = 0;
+    for (size_t j = 0; j < nst; j++)
+        measured += !st[j].predicted;
+    if (!st[k].predicted) {
+        for (size_t j = 0; j < k; j++)
+            alone += !st[j].predicted;
+        return alone;
+    }
+    size_t len = strlen(st[k].name) - (sizeof predicted_suffix - 1);
+    for (size_t j = 0, m = 0; j < nst; j++) {
+        if (st[j].predicted)
+            continue;
+        if (strlen(st[j].name) == len && strncmp(st[j].name, st[k].name, len) == 0)
+            return m;
+        m++;
+    }
+    for (size_t j = 0; j < k; j++)   /* (a prediction of its own) */
+        alone += st[j].predicted;
+    return measured + alone;
 }
 
 /* The point (X, Y) into the strategy NAME of ST (owning NAME): 0, or -1
@@ -61,7 +102,7 @@ static int add_point(struct strategy *st, size_t *nst, char *name, double x, dou
     while (k < *nst && strcmp(st[k].name, name) != 0)
         k++;
     if (k == *nst)
-        st[(*nst)++] = (struct strategy){.name = name};
+        st[(*nst)++] = (struct strategy){.name = name, .predicted = is_predicted(name)};
     else
         free(name);
     struct strategy *p = &st[k];
@@ -93,8 +134,17 @@ static int gather(const struct plot_settings *s, const tb_result *rows, size_t n
         fprintf(stderr, "tb-plot: %s\n", err);
         return TB_EXIT_INPUT;
     }
-    for (size_t i = 1; i < n; i++)
-        columns |= strcmp(rows[i].column, rows[0].column) != 0;
+    /* a column in the names when the measured runs (or the predicted
+     * ones) have several: a prediction's column is named as the model's */
+    const char *first[2] = {NULL, NULL};   /* the measured runs' column, the predicted's */
+    for (size_t i = 0; i < n && !columns; i++) {
+        char *predicted = tb_result_meta(&rows[i], "prediction");
+        const char **f = &first[predicted != NULL];
+        if (!*f)
+            *f = rows[i].column;
+        columns = strcmp(*f, rows[i].column) != 0;
+        free(predicted);
+    }
     *st = calloc(n ? n : 1, sizeof **st);
     *nst = 0;
     *limit = NAN;
@@ -198,13 +248,14 @@ static void draw_strategies(const struct plot_settings *s, struct strategy *st, 
         plline(2, lx, ly);
         pllsty(1);
         char text[64];
-        snprintf(text, sizeof text, "limit %g °C (trip)", limit);
+        snprintf(text, sizeof text, "limit %g °C (%s)", limit, isnan(s->limit) ? "trip" : "--limit");
         legend_line(&lg, text, C_GREY, 2, 1.5);
     }
     for (size_t k = 0; k < nst; k++) {
         struct strategy *p = &st[k];
-        int colour = colours[k % (sizeof colours / sizeof *colours)];
-        const char *symbol = symbols[k % (sizeof symbols / sizeof *symbols)];
+        size_t style = style_of(st, nst, k);
+        int colour = colours[style % (sizeof colours / sizeof *colours)];
+        const char *symbol = (p->predicted ? open_symbols : symbols)[style % (sizeof symbols / sizeof *symbols)];
         plcol0(colour);
         plschr(0, 0.5);   /* each run, faint beside its group's mean */
         plstring((PLINT)p->n, p->x, p->y, "•");
@@ -212,14 +263,16 @@ static void draw_strategies(const struct plot_settings *s, struct strategy *st, 
         figure_pen(1.5);
         plerrx(1, &p->xlo, &p->xhi, &p->my);
         plerry(1, &p->mx, &p->ylo, &p->yhi);
-        plschr(0, symbol_size[k % (sizeof symbols / sizeof *symbols)]);
+        plschr(0, p->predicted ? 0.75 : symbol_size[style % (sizeof symbols / sizeof *symbols)]);
         plstring(1, &p->mx, &p->my, symbol);
         plschr(0, 1.0);
         occupy_points(p->n, p->x, p->y, 2);
         occupy_segment(p->xlo, p->my, p->xhi, p->my, 2);
         occupy_segment(p->mx, p->ylo, p->mx, p->yhi, 2);
         char text[200];
-        snprintf(text, sizeof text, "%s (%zu run%s)", p->name, p->n, p->n == 1 ? "" : "s");
+        int len = (int)strlen(p->name) - (p->predicted ? (int)sizeof predicted_suffix - 1 : 0);
+        snprintf(text, sizeof text, "%.*s (%s%zu run%s)", len, p->name, p->predicted ? "predicted, " : "",
+                 p->n, p->n == 1 ? "" : "s");
         legend_points(&lg, text, colour);
         lg.symbol[lg.n - 1] = symbol;
     }
@@ -228,8 +281,11 @@ static void draw_strategies(const struct plot_settings *s, struct strategy *st, 
     plcol0(C_BLACK);
     plschr(0, 0.8);
     char note[128];
-    snprintf(note, sizeof note, "mean of the repeats, %g %% intervals both ways; dots: runs",
-             s->m.fit.level * 100);
+    int predictions = 0;
+    for (size_t k = 0; k < nst; k++)
+        predictions |= st[k].predicted;
+    snprintf(note, sizeof note, "mean of the repeats, %g %% intervals both ways; dots: runs%s",
+             s->m.fit.level * 100, predictions ? "; open: predicted" : "");
     plmtex("t", 1.2, 1.0, 1.0, note);
     plschr(0, 1.0);
     figure_end();

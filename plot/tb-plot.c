@@ -86,6 +86,8 @@ static const char usage_text[] =
     "                         lines (frequencies such as 1.2GHz in MHz)\n"
     "      --x=peak|above     tradeoff: the x axis, the peak temperature (the\n"
     "                         default) or the time above the limit\n"
+    "      --limit=TEMP       tradeoff: the limit (such as 60C) drawn and of the\n"
+    "                         time above it (default each run's lowest passive trip)\n"
     "      --by=HOW           sweep: a line per group, HOW as --group-by\n"
     "      --y=WHAT           sweep: tinf (default), tau1 to tau4, ops, or\n"
     "                         mean:COLUMN (its mean over each run)\n"
@@ -120,6 +122,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
     o.power = s->power;
     o.power_step = s->power_step;
     o.idle_power = s->idle_power;
+    o.limit = s->limit;
     o.spectrum = s->spectrum;
     tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
     if (s->progress && (!a || tb_analysis_nmessages(a) > 0 || tb_analysis_status(a) != TB_EXIT_OK))
@@ -136,7 +139,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
         const tb_analysed_column *c = tb_analysis_column(a, i);
         unsigned flags = c->run_length ? c->run_length->full_flags : c->fit ? c->fit->flags : 0;
         char text[256];
-        if (!flags)
+        if (!flags || s->measured_only)
             continue;
         if (s->progress)
             tb_progress_clear(s->progress);
@@ -152,7 +155,7 @@ tb_analysis *plot_analyse(const struct plot_settings *s, const tb_run *run, int 
 enum {
     OPT_SIZE = 256, OPT_TITLE, OPT_OVERLAY, OPT_TOLERANCE, OPT_STEP, OPT_GROUP_BY, OPT_GROUP_ORDER, OPT_OPS,
     OPT_POWER, OPT_IDLE_POWER, OPT_X, OPT_Y, OPT_BASELINE, OPT_THRESHOLD, OPT_VERDICT, OPT_MODEL,
-    OPT_INCLUDE_FLAGGED,
+    OPT_INCLUDE_FLAGGED, OPT_LIMIT,
 };
 static const struct option own_options[] = {
     {"output", required_argument, NULL, 'o'},
@@ -168,6 +171,7 @@ static const struct option own_options[] = {
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
     {"include-flagged", no_argument, NULL, OPT_INCLUDE_FLAGGED},
+    {"limit", required_argument, NULL, OPT_LIMIT},
     {"verdict", required_argument, NULL, OPT_VERDICT},
     {"power", required_argument, NULL, OPT_POWER},
     {"idle-power", required_argument, NULL, OPT_IDLE_POWER},
@@ -246,6 +250,10 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
         case OPT_OPS: s->ops = 1; break;
         case OPT_BASELINE: s->baseline = optarg; break;
         case OPT_INCLUDE_FLAGGED: s->include_flagged = 1; break;
+        case OPT_LIMIT:
+            if (tb_cli_quantity_or_number(optarg, "C", &s->limit) < 0 || !isfinite(s->limit))
+                return usage_error("--limit wants a temperature, such as 60C, not '%s'", optarg);
+            break;
         case OPT_THRESHOLD:
             if (tb_cli_number(optarg, &s->threshold) < 0 || !(s->threshold >= 0))
                 return usage_error("--threshold wants °C, not '%s'", optarg);
@@ -303,7 +311,8 @@ static int is_directory(const char *path)
 int main(int argc, char **argv)
 {
     struct plot_settings s = {.tolerance = 0.5, .step = 60,
-                              .power_step = NAN, .idle_power = NAN, .threshold = NAN};
+                              .power_step = NAN, .idle_power = NAN, .threshold = NAN,
+                              .limit = NAN};
     char err[TB_ERRMAX];
 
     tb_model_settings_init(&s.m);
@@ -354,6 +363,8 @@ int main(int argc, char **argv)
         else if (strcmp(what, "sweep") != 0 && (s.sweep_x || s.sweep_y))
             status = usage_error("%s", tradeoff ? "tradeoff's --x is peak or above"
                                                 : "--x meta:KEY, --by and --y are for the sweep figure");
+        else if (!tradeoff && !isnan(s.limit))
+            status = usage_error("%s", "--limit is for the tradeoff figure");
         else if (!tradeoff && s.tradeoff_x)
             status = usage_error("--x %s is for the tradeoff figure", s.tradeoff_x);
         else if ((strcmp(what, "ident") == 0) != (s.model != NULL))
@@ -385,8 +396,10 @@ int main(int argc, char **argv)
         status = plot_thermal(&s, argv[first], strcmp(what, "spectrum") == 0);
     else if (strcmp(what, "sweep") == 0)
         status = plot_sweep(&s, argv + first, nargs);
-    else if (tradeoff)
+    else if (tradeoff) {
+        s.measured_only = 1;   /* (a strategy's runs throttle: their fits are flagged) */
         status = plot_tradeoff(&s, argv + first, nargs);
+    }
     else if (strcmp(what, "ident") == 0)
         status = plot_ident(&s, argv[first]);
     else

@@ -90,6 +90,7 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
         fputs("# kernel: simulated\n", f);
     const tb_zone_policy *p = &st->policy;
     fprintf(f, "# strategy: %s\n", st->name);
+    fputs("# prediction: tb-sim closed loop\n", f);   /* (tb-plot tradeoff draws it apart) */
     fprintf(f, "# policy.CPU_0_temp: %s\n", p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
     for (size_t k = 0; k < p->ntrips; k++)
         fprintf(f, "# trip.CPU_0_temp.%zu: passive %ld\n", k, lround(p->trip_c[k] * 1000));

@@ -189,23 +189,41 @@ static void show_constants(struct live_governor *lg, const char *sysfs)
     }
 }
 
-void live_governor_poll(struct live_governor *lg, const char *sysfs, double t, double temp_c)
+/* The CPUs' busy share a benchmark on the fake board wrote to tbsim/load
+ * (0 to 1), if it reads as one. */
+static void follow_load(struct live_governor *lg, const char *sysfs)
+{
+    char dir[4096], text[24], *end;
+    snprintf(dir, sizeof dir, "%s/tbsim", sysfs);
+    if (read_word(dir, "load", text, sizeof text) < 0)
+        return;
+    double v = strtod(text, &end);
+    if (!*end && v >= 0 && v <= 1)
+        lg->load = v;
+}
+
+void live_governor_follow(struct live_governor *lg, const char *sysfs)
 {
     follow_zone(lg, sysfs);
-    if (lg->user_space || lg->held) {
-        char dir[4096], text[24];
-        snprintf(dir, sizeof dir, "%s/class/thermal/cooling_device0", sysfs);
-        long v;
-        if (lg->user_space && read_word(dir, "cur_state", text, sizeof text) == 0 &&
-            sscanf(text, "%ld", &v) == 1 && v >= 0 && v < (long)lg->table.n)
-            lg->gov.state[0] = (int)v;
+    follow_load(lg, sysfs);
+    show_constants(lg, sysfs);
+    char dir[4096], text[24];
+    long v;
+    snprintf(dir, sizeof dir, "%s/class/thermal/cooling_device0", sysfs);
+    if (lg->user_space && read_word(dir, "cur_state", text, sizeof text) == 0 &&
+        sscanf(text, "%ld", &v) == 1 && v >= 0 && v < (long)lg->table.n)
+        lg->gov.state[0] = (int)v;
+}
+
+void live_governor_poll(struct live_governor *lg, double t, double temp_c)
+{
+    if (lg->user_space || lg->held) {   /* (no governor of ours decides) */
         lg->next_poll = t + lg->gov.policy.poll_idle_s;
         return;
     }
     tb_governor_trace tr;
     tb_governor_poll(&lg->gov, temp_c, &lg->load, &tr);
     lg->next_poll = t + tr.next_poll_s;
-    show_constants(lg, sysfs);
 }
 
 /* A value that changes in the run (rewritten in place), or one that
@@ -265,7 +283,9 @@ int live_governor_make_tree(const struct live_governor *lg, const char *sysfs, i
     if (put_const(dir, "max_state", (long)t->n - 1) < 0)
         return -1;
     snprintf(dir, size, "%s/tbsim", sysfs);
-    if (sysfs_mkdirs(dir) < 0)
+    char load[32];
+    snprintf(load, sizeof load, "%g", lg->load);
+    if (sysfs_mkdirs(dir) < 0 || sysfs_put_name(dir, "load", load) < 0)
         return -1;
     char freqs[TB_OPP_MAX * 12] = "";
     for (size_t i = 0; i < t->n; i++)

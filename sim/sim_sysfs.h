@@ -48,14 +48,19 @@ void live_governor_clear(struct live_governor *lg);
 /* The board's power now (W), and its work rate into *OPS. */
 double live_governor_power(const struct live_governor *lg, double *ops);
 
-/* A poll of the zone at TEMP_C at simulated time T: what was written to
- * zone 0's files under SYSFS since the last poll taken up as the kernel
- * takes it (policy step_wise, power_allocator or user_space, passive
- * trips, sustainable_power, k_po, k_pu, k_i, k_d, integral_cutoff; the
- * constants the allocator estimates written back), then the governor's
- * decision (under user_space: cur_state as written), the next poll
- * scheduled.  A file that reads empty or unreadable is taken up later. */
-void live_governor_poll(struct live_governor *lg, const char *sysfs, double t, double temp_c);
+/* What was written under SYSFS since the last look, taken up as the
+ * kernel takes it at its next poll: zone 0's policy (step_wise,
+ * power_allocator, or user_space: the state then what cur_state holds),
+ * passive trips, sustainable_power, k_po, k_pu, k_i, k_d and
+ * integral_cutoff, and the CPUs' busy share in tbsim/load (as a benchmark
+ * on the board writes it); the constants the allocator estimated shown
+ * in the zone.  A file that reads empty or unreadable is taken up later.
+ * Once a step, not at each poll: the files change between runs. */
+void live_governor_follow(struct live_governor *lg, const char *sysfs);
+
+/* A poll of the zone at TEMP_C at simulated time T: the governor's
+ * decision (none under user_space), the next poll scheduled. */
+void live_governor_poll(struct live_governor *lg, double t, double temp_c);
 
 /* The files the governor's board shows under SYSFS (NZONES zones): each
  * zone's policy, trips and the allocator's constants, the cooling

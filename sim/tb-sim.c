@@ -785,7 +785,7 @@ static double step_board(const struct settings *s, const tb_modes *m, double *st
         lg->work += ops * dt;
         lg->energy += p * dt;
         at = lg->next_poll;
-        live_governor_poll(lg, s->sysfs, at, zone_temp(s, state, t0, at, m->n));
+        live_governor_poll(lg, at, zone_temp(s, state, t0, at, m->n));
         p = live_governor_power(lg, &ops);
     }
     tb_modes_step(m, state, p, t + period - at);
@@ -794,10 +794,86 @@ static double step_board(const struct settings *s, const tb_modes *m, double *st
     return p;
 }
 
+/* What the fake board's tree holds, said on standard error: it is silent
+ * otherwise. */
+static void say_board(const struct settings *s, const struct live_governor *lg)
+{
+    if (lg)
+        fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s under %s (%s, as Linux 6.8's "
+                "governor polls it), a cooling device (cur_state 0 to %zu, the CPUs' operating "
+                "points from --opp), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/work_done (the "
+                "operations done), tbsim/load (the CPUs' busy share, for a benchmark to write), "
+                "tbsim/time_ms (the model's clock), tbsim/seq; %g s of model time at %gx speed; "
+                "record it with tb-record --sysfs-root %s\n", s->sysfs, s->sensors,
+                s->sensors == 1 ? "" : "s", lg->name,
+                lg->policy.governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator",
+                lg->table.n - 1, s->duration, s->speed, s->sysfs);
+    else
+        fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, a cooling device (cur_state 0 to "
+                "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/time_ms "
+                "(the model's clock), tbsim/seq; %g s of model time at %gx speed; record it with "
+                "tb-record --sysfs-root %s\n", s->sysfs, s->sensors, s->sensors == 1 ? "" : "s",
+                SYSFS_MAX_STATE, s->duration, s->speed, s->sysfs);
+}
+
+/* The board at simulated time T: each zone's temperature, the power and
+ * energy counter (J), the model's clock, and the sequence count N + 1
+ * (even: the update whole).  0, or -1 with the directory in DIR. */
+static int write_board(const struct settings *s, const tb_modes *m, const double *state, double t0,
+                       double t, double p, double energy, double *noise, gsl_rng *rng, size_t n,
+                       char *dir, size_t size)
+{
+    char text[64];
+    for (int j = 0; j < s->sensors; j++) {
+        double v = sensor_reading(s, m, state, t0, t, j, noise, rng);
+        snprintf(dir, size, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
+        snprintf(text, sizeof text, "%.0f", v * 1000);
+        if (sysfs_put(dir, "temp", text) < 0)
+            return -1;
+    }
+    snprintf(dir, size, "%s/class/hwmon/hwmon0", s->sysfs);
+    snprintf(text, sizeof text, "%.0f", p * 1e6);
+    if (sysfs_put(dir, "power1_input", text) < 0)
+        return -1;
+    snprintf(text, sizeof text, "%.0f", energy * 1e6);
+    if (sysfs_put(dir, "energy1_input", text) < 0)
+        return -1;
+    /* the model's clock, last: a reader that records it beside the
+     * other files can compare with a prediction at the same instants */
+    snprintf(dir, size, "%s/tbsim", s->sysfs);
+    snprintf(text, sizeof text, "%.0f", t * 1000);
+    if (sysfs_put(dir, "time_ms", text) < 0)
+        return -1;
+    snprintf(text, sizeof text, "%zu", n + 1);
+    return sysfs_put(dir, "seq", text);
+}
+
+/* Sleep to the real time of step K of PERIOD s (model) from START; the
+ * step due then, K or later: a board that fell behind (a busy machine)
+ * skips steps, so that its clock stays real time × speed and the counters
+ * keep the model's rates. */
+static size_t next_step(const struct settings *s, const struct timespec *start, size_t k, double period)
+{
+    double next = (double)k * period / s->speed;
+    struct timespec at = *start, now;
+    at.tv_sec += (time_t)next;
+    at.tv_nsec += (long)((next - floor(next)) * 1e9);
+    if (at.tv_nsec >= 1000000000) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000;
+    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop)
+        ;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double real = (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+    double due = floor(real * s->speed / period + 1e-9);
+    return due > (double)k ? (size_t)due : k;
+}
+
 static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *rng)
 {
     char dir[4096], text[64];
-    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS], energy = 0, p = 0;
+    double state[TB_FIT_MAX_ORDER] = {0}, noise[MAX_SENSORS], energy = 0, p = 0, last = 0;
     for (int j = 0; j < MAX_SENSORS; j++)
         noise[j] = NAN;   /* no reading yet: see sim_ar_noise() */
     double period = s->period_ms / 1000;
@@ -816,83 +892,39 @@ static int run_sysfs(struct settings *s, const tb_modes *m, double t0, gsl_rng *
     if (sysfs_make_tree(s, dir, sizeof dir) < 0 ||
         (lg && live_governor_make_tree(lg, s->sysfs, s->sensors, dir, sizeof dir) < 0))
         goto fail;
-    /* what there is to record, and how: the tree is silent otherwise */
-    if (lg)
-        fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s under %s (%s, as Linux 6.8's "
-                "governor polls it), a cooling device (cur_state 0 to %zu, the CPUs' operating "
-                "points from --opp), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/work_done (the "
-                "operations done), tbsim/time_ms (the model's clock), tbsim/seq; %g s of model time at %gx speed; record it with tb-record "
-                "--sysfs-root %s\n", s->sysfs, s->sensors, s->sensors == 1 ? "" : "s", lg->name,
-                lg->policy.governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator",
-                lg->table.n - 1, s->duration, s->speed, s->sysfs);
-    else
-    fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, a cooling device (cur_state 0 to "
-            "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/time_ms "
-            "(the model's clock), tbsim/seq; %g s of "
-            "model time at %gx speed; record it with tb-record --sysfs-root %s\n", s->sysfs,
-            s->sensors, s->sensors == 1 ? "" : "s", SYSFS_MAX_STATE, s->duration, s->speed,
-            s->sysfs);
+    say_board(s, lg);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    for (size_t i = 0; !stop; i++) {
-        double t = (double)i * period;
+    for (size_t k = 0, n = 0; !stop; n += 2) {
+        double t = (double)k * period, dt = t - last;
         if (t > s->duration)
             break;
         /* a sequence count, odd while the step's files are written: a
          * reader that reads the same even count before and after its
          * other files saw one step whole (a seqlock) */
         snprintf(dir, sizeof dir, "%s/tbsim", s->sysfs);
-        snprintf(text, sizeof text, "%zu", 2 * i + 1);
+        snprintf(text, sizeof text, "%zu", n + 1);
         if (sysfs_put(dir, "seq", text) < 0)
             goto fail;
         if (lg) {
-            if (i == 0)
-                live_governor_poll(lg, s->sysfs, 0, zone_temp(s, state, t0, 0, m->n));
-            p = i == 0 ? live_governor_power(lg, NULL) : step_board(s, m, state, t0, t - period, period, p, lg);
+            live_governor_follow(lg, s->sysfs);
+            if (k == 0)
+                live_governor_poll(lg, 0, zone_temp(s, state, t0, 0, m->n));
+            p = k == 0 ? live_governor_power(lg, NULL) : step_board(s, m, state, t0, last, dt, p, lg);
             if (live_governor_write(lg, s->sysfs, dir, sizeof dir) < 0)
                 goto fail;
         } else {
-            if (i > 0)
-                tb_modes_step(m, state, p, period);
+            if (k > 0)
+                tb_modes_step(m, state, p, dt);
             p = throttled_power(power_at(s, t), sysfs_cooling_state(s));
         }
         /* the counter grows in real time, so a power read from it (tb-record
          * divides by real seconds) is the simulated power at any --speed */
-        energy = lg ? lg->energy / s->speed : energy + p * period / s->speed;
-        for (int j = 0; j < s->sensors; j++) {
-            double v = sensor_reading(s, m, state, t0, t, j, noise, rng);
-            snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone%d", s->sysfs, j);
-            snprintf(text, sizeof text, "%.0f", v * 1000);
-            if (sysfs_put(dir, "temp", text) < 0)
-                goto fail;
-        }
-        snprintf(dir, sizeof dir, "%s/class/hwmon/hwmon0", s->sysfs);
-        snprintf(text, sizeof text, "%.0f", p * 1e6);
-        if (sysfs_put(dir, "power1_input", text) < 0)
+        energy = lg ? lg->energy / s->speed : energy + p * dt / s->speed;
+        if (write_board(s, m, state, t0, t, p, energy, noise, rng, n + 1, dir, sizeof dir) < 0)
             goto fail;
-        snprintf(text, sizeof text, "%.0f", energy * 1e6);
-        if (sysfs_put(dir, "energy1_input", text) < 0)
-            goto fail;
-        /* the model's clock, last: a reader that records it beside the
-         * other files can compare with a prediction at the same instants */
-        snprintf(dir, sizeof dir, "%s/tbsim", s->sysfs);
-        snprintf(text, sizeof text, "%.0f", t * 1000);
-        if (sysfs_put(dir, "time_ms", text) < 0)
-            goto fail;
-        snprintf(text, sizeof text, "%zu", 2 * i + 2);
-        if (sysfs_put(dir, "seq", text) < 0)
-            goto fail;
-        /* sleep to the real time of the next simulated step */
-        double next = (double)(i + 1) * period / s->speed;
-        struct timespec at = start;
-        at.tv_sec += (time_t)next;
-        at.tv_nsec += (long)((next - floor(next)) * 1e9);
-        if (at.tv_nsec >= 1000000000) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop)
-            ;
+        last = t;
+        k = next_step(s, &start, k + 1, period);
     }
     if (lg)
         live_governor_clear(lg);
