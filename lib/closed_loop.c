@@ -103,8 +103,27 @@ int tb_zone_policy_parse(const char *spec, tb_zone_policy *p, char *name, size_t
 
 /* --- the loop ------------------------------------------------------------------------- */
 
+int tb_load_schedule_parse(const char *spec, tb_schedule *s, char *err, size_t errlen)
+{
+    char *names[] = {"load"};
+    tb_ident_model m = {.ninputs = 1, .inputs = names};
+    if (tb_schedule_parse(spec, &m, s, err, errlen) < 0)
+        return -1;
+    for (size_t w = 0; w < s->nwindows; w++)
+        if (!(s->input[w][0] >= 0 && s->input[w][0] <= 1)) {
+            snprintf(err, errlen, "schedule '%s': window %zu: load=%g is not a busy share from 0 to 1",
+                     spec, w + 1, s->input[w][0]);
+            return -1;
+        }
+    return 0;
+}
+
+/* --- the loop ------------------------------------------------------------------------ */
+
 struct loop {
     double x[TB_FIT_MAX_ORDER];   /* each mode's rise, K */
+    double load[TB_GOV_MAX_DEVICES];   /* each device's busy share now */
+    double busy, busy_at_poll, t_poll; /* ∫ load dt (device 0's), at the last poll */
     double t, temp, power, work, ops_rate;
     tb_loop_summary *sum;
     double weighted_temp, throttled_s, sustained_work;
@@ -125,7 +144,7 @@ static void board_power(const tb_closed_loop *c, const tb_governor *g, struct lo
     l->ops_rate = 0;
     for (size_t a = 0; a < g->ndev; a++) {
         double ops;
-        l->power += tb_cooling_power(&g->dev[a], g->state[a], c->load[a], &ops);
+        l->power += tb_cooling_power(&g->dev[a], g->state[a], l->load[a], &ops);
         l->ops_rate += ops;
     }
 }
@@ -147,6 +166,7 @@ static void advance(const tb_closed_loop *c, const tb_governor *g, struct loop *
     else if (before >= lim || after >= lim)
         l->sum->above_limit_s += dt * (fmax(before, after) - lim) / fabs(after - before);
     l->weighted_temp += dt * (before + after) / 2;
+    l->busy += l->load[0] * dt;
     l->sum->energy_j += l->power * dt;
     l->work += l->ops_rate * dt;
     for (size_t a = 0; a < g->ndev; a++)
@@ -171,12 +191,39 @@ static int emit(const tb_governor *g, const struct loop *l,
     return on_sample(&s, ctx);
 }
 
+/* The devices' busy share at L->t from C's schedule; the time of its next
+ * change (∞ without one). */
+static double schedule_load(const tb_closed_loop *c, const tb_governor *g, struct loop *l)
+{
+    if (!c->schedule)
+        return INFINITY;
+    double u[TB_IDENT_MAX_INPUTS];
+    double next = tb_schedule_inputs(c->schedule, 1, l->t, u);
+    for (size_t a = 0; a < g->ndev; a++)
+        l->load[a] = u[0];
+    return next;
+}
+
+/* The load a poll at L->t sees: the mean since the last poll (with a
+ * schedule), else the load held. */
+static void poll_load(const tb_closed_loop *c, const tb_governor *g, struct loop *l, double *seen)
+{
+    double dt = l->t - l->t_poll;
+    for (size_t a = 0; a < g->ndev; a++)
+        seen[a] = c->schedule && dt > 0 ? (l->busy - l->busy_at_poll) / dt : l->load[a];
+    l->busy_at_poll = l->busy;
+    l->t_poll = l->t;
+}
+
 int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
                        int (*on_sample)(const tb_loop_sample *, void *), void *ctx,
                        tb_loop_summary *sum)
 {
     struct loop l = {.sum = sum};
     memset(sum, 0, sizeof *sum);
+    if (!(c->period_s > 0) || !(c->duration_s > 0))
+        return -1;   /* (no event would move the loop on) */
+    memcpy(l.load, c->load, sizeof l.load);
     sum->limit_c = isnan(c->limit_c) ? g->policy.trip_c[0] : c->limit_c;
     l.temp = sum->peak_c = zone_temp(c, &l);
     double next_poll = 0, next_sample = 0;
@@ -184,9 +231,12 @@ int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
     size_t nsample = 0;
     int rc = 0;
     while (rc == 0) {
+        double next_change = schedule_load(c, g, &l);
         if (l.t >= next_poll - 1e-9) {
             tb_governor_trace tr;
-            tb_governor_poll(g, l.temp, c->load, &tr);
+            double seen[TB_GOV_MAX_DEVICES];
+            poll_load(c, g, &l, seen);
+            tb_governor_poll(g, l.temp, seen, &tr);
             sum->polls++;
             next_poll = l.t + tr.next_poll_s;
         }
@@ -197,7 +247,7 @@ int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
         }
         if (l.t >= c->duration_s - 1e-9)
             break;
-        double to = fmin(fmin(next_poll, next_sample), c->duration_s);
+        double to = fmin(fmin(next_poll, next_sample), fmin(next_change, c->duration_s));
         advance(c, g, &l, to - l.t);
         l.t = to;   /* (no drift from the sum of steps) */
     }

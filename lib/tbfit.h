@@ -1654,8 +1654,17 @@ typedef struct tb_closed_loop {
     double ambient_c, idle_w;
     double limit_c;                    /* for the time above it; NaN: the lowest trip */
     double load[TB_GOV_MAX_DEVICES];   /* each device's busy share, 0 to 1 */
+    const tb_schedule *schedule;       /* or the devices' busy share over time
+                                          (tb_load_schedule_parse()), each
+                                          poll seeing its mean since the
+                                          last; NULL: .load */
     double duration_s, period_s;
 } tb_closed_loop;
+
+/* Parse a schedule of windows of the CPUs' busy share, "[NAME:] frame
+ * 100ms; 40ms load=1; 60ms load=0" (tb_schedule_parse() with the one
+ * input "load", each value 0 to 1).  0, or -1 with ERR. */
+int tb_load_schedule_parse(const char *spec, tb_schedule *s, char *err, size_t errlen);
 
 typedef struct tb_loop_sample {
     double t, temp_c, power_w, work;   /* work: operations done so far */
@@ -1674,8 +1683,9 @@ typedef struct tb_loop_summary {
 
 /* Run loop C under governor G (started by tb_governor_init(), at rest: the
  * board at ambient), calling ON_SAMPLE (may be NULL) with each sample; a
- * nonzero return from it stops the run with that value.  0, or the
- * callback's. */
+ * nonzero return from it stops the run with that value.  0, the
+ * callback's, or -1 for a loop that cannot run (a period or duration not
+ * positive). */
 int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
                        int (*on_sample)(const tb_loop_sample *, void *), void *ctx,
                        tb_loop_summary *sum);

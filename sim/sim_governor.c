@@ -63,6 +63,7 @@ static void loop_of(const struct governor_settings *g, const tb_modes *m, double
     c->idle_w = isnan(g->idle_w) ? 0 : g->idle_w;
     c->limit_c = g->limit;   /* (NaN for a run: its lowest trip) */
     c->load[0] = g->load;
+    c->schedule = g->scheduled ? &g->load_schedule : NULL;
     c->duration_s = duration;
     c->period_s = period;
 }

@@ -19,6 +19,8 @@ struct governor_settings {
     size_t npolicies;
     const char *opp;          /* --opp FILE */
     double load;              /* --load: the CPUs' busy share (default 1) */
+    tb_schedule load_schedule;   /* --load 'frame ...': the share over time */
+    int scheduled;               /* load_schedule holds one */
     double idle_w;            /* --idle-power; NaN: the network's, else 0 */
     double limit;             /* --limit: the ranking's peak limit; NaN for a run */
 };

@@ -132,7 +132,8 @@ static const char usage_text[] =
     "                         them; one: its run; several: ranked\n"
     "      --opp=FILE         the CPUs' operating points (power above idle, work\n"
     "                         rate per frequency)\n"
-    "      --load=SHARE       the CPUs' busy share, 0 to 1 (default 1)\n"
+    "      --load=SHARE|SCHEDULE  the CPUs' busy share, 0 to 1 (default 1), or\n"
+    "                         its windows: 'frame 100ms; 40ms load=1; 60ms load=0'\n"
     "      --idle-power=W     the board's idle power (default: the network\n"
     "                         file's, else 0)\n"
     "      --limit=DEG        several policies: the peak they must stay within\n"
@@ -174,7 +175,8 @@ static int parse_pair(const char *arg, double *a, double *b)
 static int check_closed_loop(struct settings *s)
 {
     const struct governor_settings *g = &s->gov;
-    int any = g->npolicies || g->opp || !isnan(g->limit) || !isnan(g->idle_w) || g->load != 1;
+    int any = g->npolicies || g->opp || !isnan(g->limit) || !isnan(g->idle_w) || g->load != 1 ||
+              g->scheduled;
     if (!any)
         return -1;
     if (!g->npolicies || !g->opp)
@@ -187,6 +189,9 @@ static int check_closed_loop(struct settings *s)
                            "--power-onoff, --power-csv or --steady");
     if (s->sysfs && g->npolicies > 1)
         return usage_error("%s", "a fake board (--sysfs) runs one --policy");
+    if (s->sysfs && g->scheduled)
+        return usage_error("%s", "a fake board (--sysfs) takes its load from tbsim/load, as a "
+                           "benchmark writes it, not from a schedule");
     if (g->npolicies > 1 && s->output)
         return usage_error("%s", "several --policy are ranked on standard output: no -o");
     if (g->npolicies > 1 && isnan(g->limit))
@@ -389,8 +394,16 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             break;
         case O_OPP: s->gov.opp = optarg; break;
         case O_LOAD:
-            if (tb_cli_number(optarg, &s->gov.load) < 0 || !(s->gov.load >= 0 && s->gov.load <= 1))
-                return usage_error("--load wants a share from 0 to 1, not '%s'", optarg);
+            if (strstr(optarg, "frame")) {   /* a schedule of windows */
+                char err[TB_ERRMAX];
+                if (tb_load_schedule_parse(optarg, &s->gov.load_schedule, err, sizeof err) < 0)
+                    return usage_error("--load %s", err);
+                s->gov.scheduled = 1;
+                s->gov.load = s->gov.load_schedule.input[0][0];
+            } else if (tb_cli_number(optarg, &s->gov.load) < 0 || !(s->gov.load >= 0 && s->gov.load <= 1)) {
+                return usage_error("--load wants a share from 0 to 1 or a schedule ('frame 100ms; "
+                                   "40ms load=1; 60ms load=0'), not '%s'", optarg);
+            }
             break;
         case O_IDLE_POWER:
             if (tb_cli_quantity_or_number(optarg, "W", &s->gov.idle_w) < 0 || !(s->gov.idle_w >= 0))

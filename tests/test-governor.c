@@ -293,6 +293,13 @@ static void closed_loop(void)
     for (size_t i = 0; i < tr.n; i++)
         worst = fmax(worst, fabs(tr.temp[i] - (25 + 41 * (1 - exp(-tr.t[i] / 30)))));
     ok(tr.n == 601 && worst < 1e-9, "below every trip: 601 samples on the closed form 25 + 41(1 − e^(−t/30)) (worst %.1e °C)", worst);
+    tb_closed_loop stuck = c;
+    tb_loop_summary none;
+    stuck.period_s = 0;
+    ok(tb_closed_loop_run(&stuck, &g, NULL, NULL, &none) == -1, "a period of 0: refused, not a loop without end");
+    stuck = c;
+    stuck.duration_s = NAN;
+    ok(tb_closed_loop_run(&stuck, &g, NULL, NULL, &none) == -1, "a duration that is not a number: refused");
     ok(near(sum.energy_j, 4.1 * 600, 1e-6) && near(sum.ops_per_s, 1600 * 4, 1e-9) &&
            near(tr.work[600], 1600 * 4 * 600, 1e-6) && sum.throttled_share == 0,
        "energy 4.1 W × 600 s, 6400 operations/s, never throttled");
