@@ -121,7 +121,9 @@ int tb_load_schedule_parse(const char *spec, tb_schedule *s, char *err, size_t e
 /* --- the loop ------------------------------------------------------------------------ */
 
 struct loop {
-    double x[TB_FIT_MAX_ORDER];   /* each mode's rise, K */
+    double x[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES];   /* each mode's rise, K (a
+                                                            model's: each input's) */
+    double y[TB_IDENT_MAX_SENSORS];    /* a model's sensors, °C */
     double load[TB_GOV_MAX_DEVICES];   /* each device's busy share now */
     double busy, busy_at_poll, t_poll; /* ∫ load dt (device 0's), at the last poll */
     double t, temp, power, work, ops_rate;
@@ -129,12 +131,29 @@ struct loop {
     double weighted_temp, throttled_s, sustained_work;
 };
 
-static double zone_temp(const tb_closed_loop *c, const struct loop *l)
+static double zone_temp(const tb_closed_loop *c, struct loop *l)
 {
+    if (c->model) {
+        tb_ident_output(c->model, l->x, c->ambient_c, l->y);
+        return l->y[c->zone];
+    }
     double y = c->ambient_c;
     for (size_t i = 0; i < c->modes.n; i++)
         y += l->x[i];
     return y;
+}
+
+/* Each mode exactly over DT, the power held. */
+static void board_advance(const tb_closed_loop *c, struct loop *l, double dt)
+{
+    if (!c->model) {
+        tb_modes_step(&c->modes, l->x, l->power, dt);
+        return;
+    }
+    double u[TB_IDENT_MAX_INPUTS];
+    for (size_t k = 0; k < c->model->ninputs; k++)
+        u[k] = k == c->drive ? l->power : c->held ? c->held[k] : 0;
+    tb_ident_advance(c->model, l->x, u, dt);
 }
 
 /* The board's power and work rate at the devices' states now. */
@@ -155,10 +174,7 @@ static void board_power(const tb_closed_loop *c, const tb_governor *g, struct lo
 static void advance(const tb_closed_loop *c, const tb_governor *g, struct loop *l, double dt)
 {
     double before = l->temp;
-    for (size_t i = 0; i < c->modes.n; i++) {
-        double e = exp(-dt / c->modes.tau[i]);
-        l->x[i] = l->x[i] * e + c->modes.gain[i] * l->power * (1 - e);
-    }
+    board_advance(c, l, dt);
     l->temp = zone_temp(c, l);
     double lim = l->sum->limit_c, after = l->temp;
     if (before >= lim && after >= lim)
@@ -180,12 +196,13 @@ static void advance(const tb_closed_loop *c, const tb_governor *g, struct loop *
     l->sum->peak_c = fmax(l->sum->peak_c, l->temp);
 }
 
-static int emit(const tb_governor *g, const struct loop *l,
+static int emit(const tb_closed_loop *c, const tb_governor *g, const struct loop *l,
                 int (*on_sample)(const tb_loop_sample *, void *), void *ctx)
 {
     if (!on_sample)
         return 0;
-    tb_loop_sample s = {.t = l->t, .temp_c = l->temp, .power_w = l->power, .work = l->work};
+    tb_loop_sample s = {.t = l->t, .temp_c = l->temp, .power_w = l->power, .work = l->work,
+                        .sensor_c = c->model ? l->y : NULL};
     for (size_t a = 0; a < g->ndev; a++)
         s.state[a] = g->state[a];
     return on_sample(&s, ctx);
@@ -223,6 +240,10 @@ int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
     memset(sum, 0, sizeof *sum);
     if (!(c->period_s > 0) || !(c->duration_s > 0))
         return -1;   /* (no event would move the loop on) */
+    if (c->model && (c->drive >= c->model->ninputs || c->zone >= c->model->nsensors ||
+                     c->model->ninputs > TB_IDENT_MAX_INPUTS || c->model->nmodes > TB_IDENT_MAX_MODES ||
+                     c->model->nsensors > TB_IDENT_MAX_SENSORS))
+        return -1;
     memcpy(l.load, c->load, sizeof l.load);
     sum->limit_c = isnan(c->limit_c) ? g->policy.trip_c[0] : c->limit_c;
     l.temp = sum->peak_c = zone_temp(c, &l);
@@ -242,7 +263,7 @@ int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
         }
         board_power(c, g, &l);
         if (l.t >= next_sample - 1e-9) {
-            rc = emit(g, &l, on_sample, ctx);
+            rc = emit(c, g, &l, on_sample, ctx);
             next_sample = (double)++nsample * c->period_s;
         }
         if (l.t >= c->duration_s - 1e-9)

@@ -1648,9 +1648,18 @@ int tb_opp_table_write(FILE *f, const tb_opp_table *t);
  * above AMBIENT_C) under the power IDLE_W plus each device's at its state
  * and load (tb_cooling_power()), the governor polling the zone, for
  * DURATION_S; a sample every PERIOD_S.  Stepped exactly between events
- * (the power is constant between polls). */
+ * (the power is constant between polls).
+ *
+ * Or, with MODEL, a board of several inputs and sensors (tb-ident's): that
+ * power drives input DRIVE, sensor ZONE is the zone's, every other input
+ * u holds HELD[u] (NULL: 0) from the start, and AMBIENT_C is the model's
+ * ambient (tb_ident_output()); MODES is then not read.  Either board
+ * starts at rest: every mode's rise 0. */
 typedef struct tb_closed_loop {
     tb_modes modes;
+    const tb_ident_model *model;
+    size_t drive, zone;
+    const double *held;
     double ambient_c, idle_w;
     double limit_c;                    /* for the time above it; NaN: the lowest trip */
     double load[TB_GOV_MAX_DEVICES];   /* each device's busy share, 0 to 1 */
@@ -1669,6 +1678,7 @@ int tb_load_schedule_parse(const char *spec, tb_schedule *s, char *err, size_t e
 typedef struct tb_loop_sample {
     double t, temp_c, power_w, work;   /* work: operations done so far */
     int state[TB_GOV_MAX_DEVICES];
+    const double *sensor_c;            /* with a model: each sensor's °C; else NULL */
 } tb_loop_sample;
 
 /* What the loop did: the zone's peak and time-weighted mean, the time

@@ -54,15 +54,15 @@ static int start(const struct strategy *st, const tb_opp_table *t, tb_governor *
     return 0;
 }
 
-static void loop_of(const struct governor_settings *g, const tb_modes *m, double ambient,
+/* BOARD with the rest of the loop from G's options. */
+static void loop_of(const struct governor_settings *g, const tb_closed_loop *board,
                     double duration, double period, tb_closed_loop *c)
 {
-    memset(c, 0, sizeof *c);
-    c->modes = *m;
-    c->ambient_c = ambient;
+    *c = *board;
     c->idle_w = isnan(g->idle_w) ? 0 : g->idle_w;
     c->limit_c = g->limit;   /* (NaN for a run: its lowest trip) */
-    c->load[0] = g->load;
+    for (size_t a = 0; a < TB_GOV_MAX_DEVICES; a++)
+        c->load[a] = a ? 0 : g->load;
     c->schedule = g->scheduled ? &g->load_schedule : NULL;
     c->duration_s = duration;
     c->period_s = period;
@@ -70,16 +70,62 @@ static void loop_of(const struct governor_settings *g, const tb_modes *m, double
 
 /* --- one policy: a run ------------------------------------------------------------------- */
 
+/* The zone's column: a model's sensor, or the network's one. */
+static const char *zone_column(const tb_closed_loop *c)
+{
+    return c->model ? c->model->sensors[c->zone] : "CPU_0_temp";
+}
+
+struct run_writer {
+    FILE *f;
+    const tb_closed_loop *c;
+};
+
+/* A model's run: every sensor, the state, the CPUs' input, the inputs
+ * held, the work and the ambient; a network's: its zone, the state, the
+ * board's power and the work. */
+static void write_header(FILE *f, const tb_closed_loop *c)
+{
+    const tb_ident_model *m = c->model;
+    char h[160];
+    fputs("time/ms", f);
+    for (size_t i = 0; i < (m ? m->nsensors : 1); i++) {
+        snprintf(h, sizeof h, "%s/m°C", m ? m->sensors[i] : "CPU_0_temp");
+        fputc(',', f);
+        tb_csv_write_string(f, h);
+    }
+    fputs(",cpufreq_cdev0/state", f);
+    for (size_t k = 0; k < (m ? m->ninputs : 1); k++) {
+        size_t u = k == 0 ? (m ? c->drive : 0) : k <= c->drive ? k - 1 : k;   /* the CPUs' first */
+        snprintf(h, sizeof h, "%s/W", m ? m->inputs[u] : "power");
+        fputc(',', f);
+        tb_csv_write_string(f, h);
+    }
+    fputs(",CPU0_work_done", f);
+    fputs(m && m->above_ambient ? ",ambient/°C\n" : "\n", f);
+}
+
 static int write_sample(const tb_loop_sample *s, void *ctx)
 {
-    FILE *f = ctx;
-    fprintf(f, "%.3f,%.0f,%d,%.6g,%.0f\n", s->t * 1000, s->temp_c * 1000, s->state[0], s->power_w,
-            floor(s->work));
+    const struct run_writer *w = ctx;
+    const tb_ident_model *m = w->c->model;
+    FILE *f = w->f;
+    fprintf(f, "%.3f", s->t * 1000);
+    for (size_t i = 0; i < (m ? m->nsensors : 1); i++)
+        fprintf(f, ",%.0f", (m ? s->sensor_c[i] : s->temp_c) * 1000);
+    fprintf(f, ",%d,%.6g", s->state[0], s->power_w);
+    for (size_t u = 0; m && u < m->ninputs; u++)
+        if (u != w->c->drive)
+            fprintf(f, ",%.6g", w->c->held ? w->c->held[u] : 0);
+    fprintf(f, ",%.0f", floor(s->work));
+    if (m && m->above_ambient)
+        fprintf(f, ",%.3f", w->c->ambient_c);
+    fputc('\n', f);
     return ferror(f) ? -1 : 0;
 }
 
 static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *t,
-                        const char *const *metas, int nmetas)
+                        const tb_closed_loop *c, const char *const *metas, int nmetas)
 {
     int have_kernel = 0;
     for (int i = 0; i < nmetas; i++) {
@@ -90,20 +136,24 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
     if (!have_kernel)
         fputs("# kernel: simulated\n", f);
     const tb_zone_policy *p = &st->policy;
+    const char *z = zone_column(c);
     fprintf(f, "# strategy: %s\n", st->name);
     fputs("# prediction: tb-sim closed loop\n", f);   /* (tb-plot tradeoff draws it apart) */
-    fprintf(f, "# policy.CPU_0_temp: %s\n", p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
+    if (c->model)
+        fprintf(f, "# board_model: the zone reads %s, the CPUs' power drives %s\n", z,
+                c->model->inputs[c->drive]);
+    fprintf(f, "# policy.%s: %s\n", z, p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
     for (size_t k = 0; k < p->ntrips; k++)
-        fprintf(f, "# trip.CPU_0_temp.%zu: passive %ld\n", k, lround(p->trip_c[k] * 1000));
+        fprintf(f, "# trip.%s.%zu: passive %ld\n", z, k, lround(p->trip_c[k] * 1000));
     /* the allocator's constants in use, as tb-record copies them from a zone */
     tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
     tb_ipa_constants k;
     if (p->governor == TB_GOV_POWER_ALLOCATOR && tb_governor_constants(p, &dev, 1, &k) == 0)
-        fprintf(f, "# sustainable_power.CPU_0_temp: %u\n# k_po.CPU_0_temp: %u\n# k_pu.CPU_0_temp: %u\n"
-                "# k_i.CPU_0_temp: %u\n# k_d.CPU_0_temp: %ld\n", k.sustainable_mw, k.k_po, k.k_pu, k.k_i,
+        fprintf(f, "# sustainable_power.%s: %u\n# k_po.%s: %u\n# k_pu.%s: %u\n# k_i.%s: %u\n"
+                "# k_d.%s: %ld\n", z, k.sustainable_mw, z, k.k_po, z, k.k_pu, z, k.k_i, z,
                 p->k_d >= 0 ? p->k_d : 0);
     else if (p->sustainable_w > 0)
-        fprintf(f, "# sustainable_power.CPU_0_temp: %ld\n", lround(p->sustainable_w * 1000));
+        fprintf(f, "# sustainable_power.%s: %ld\n", z, lround(p->sustainable_w * 1000));
     fprintf(f, "# max_state.cpufreq_cdev0: %zu\n", t->n - 1);
 }
 
@@ -118,9 +168,10 @@ static int write_loop_run(const tb_closed_loop *c, struct strategy *st, const tb
     FILE *f = sim_run_begin(&out, output);
     if (!f)
         return TB_EXIT_OUTPUT;
-    write_metas(f, st, t, metas, nmetas);
-    fputs("time/ms,CPU_0_temp/m°C,cpufreq_cdev0/state,power/W,CPU0_work_done\n", f);
-    tb_closed_loop_run(c, &gov, write_sample, f, &st->sum);
+    write_metas(f, st, t, c, metas, nmetas);
+    write_header(f, c);
+    struct run_writer w = {f, c};
+    tb_closed_loop_run(c, &gov, write_sample, &w, &st->sum);
     return sim_run_end(&out, f);
 }
 
@@ -161,9 +212,8 @@ static int print_ranking(struct strategy *st, size_t n, double duration)
     return fflush(stdout) == 0 && !ferror(stdout) ? TB_EXIT_OK : TB_EXIT_OUTPUT;
 }
 
-int governor_main(const struct governor_settings *g, const tb_modes *m, double ambient,
-                  double duration, double period, const char *output, const char *const *metas,
-                  int nmetas)
+int governor_main(const struct governor_settings *g, const tb_closed_loop *board, double duration,
+                  double period, const char *output, const char *const *metas, int nmetas)
 {
     tb_opp_table t = {0};
     struct strategy *st = calloc(g->npolicies, sizeof *st);
@@ -178,7 +228,7 @@ int governor_main(const struct governor_settings *g, const tb_modes *m, double a
         return status;
     }
     tb_closed_loop c;
-    loop_of(g, m, ambient, duration, period, &c);
+    loop_of(g, board, duration, period, &c);
     if (g->npolicies == 1) {
         status = write_loop_run(&c, &st[0], &t, output, metas, nmetas);
     } else {

@@ -23,14 +23,16 @@ struct governor_settings {
     int scheduled;               /* load_schedule holds one */
     double idle_w;            /* --idle-power; NaN: the network's, else 0 */
     double limit;             /* --limit: the ranking's peak limit; NaN for a run */
+    const char *zone_sensor;  /* --zone-sensor: a --model's sensor the zone reads */
+    const char *cpu_input;    /* --cpu-input: the --model's input the CPUs' power drives */
 };
 
-/* The run or ranking of G's policies on a board of modes M at AMBIENT for
- * DURATION s sampled every PERIOD s: one policy's run to OUTPUT (NULL:
- * standard output) with the META lines (KEY=VALUE); several, ranked, to
- * standard output.  An exit status. */
-int governor_main(const struct governor_settings *g, const tb_modes *m, double ambient,
-                  double duration, double period, const char *output, const char *const *metas,
-                  int nmetas);
+/* The run or ranking of G's policies on BOARD (its modes, or its model
+ * with the zone's sensor, the CPUs' input and the inputs held; its
+ * ambient) for DURATION s sampled every PERIOD s: one policy's run to
+ * OUTPUT (NULL: standard output) with the META lines (KEY=VALUE);
+ * several, ranked, to standard output.  An exit status. */
+int governor_main(const struct governor_settings *g, const tb_closed_loop *board, double duration,
+                  double period, const char *output, const char *const *metas, int nmetas);
 
 #endif

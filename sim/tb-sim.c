@@ -124,7 +124,7 @@ static const char usage_text[] =
     "      --dropout=P        each value is nan with probability P (default 0)\n"
     "      --meta=KEY=VALUE   a \"# KEY: VALUE\" line (default # kernel: simulated)\n"
     "\n"
-    "Closed loop (a network under the kernel's governor):\n"
+    "Closed loop (a network or a --model under the kernel's governor):\n"
     "      --policy=SPEC      the zone's strategy: \"[NAME:] GOVERNOR trips=DEG,...\n"
     "                         [sustainable=W] [k_po=N] [k_pu=N] [k_i=N] [k_d=N]\n"
     "                         [cutoff=DEG] [passive=TIME] [idle=TIME]\", GOVERNOR\n"
@@ -137,6 +137,11 @@ static const char usage_text[] =
     "      --idle-power=W     the board's idle power (default: the network\n"
     "                         file's, else 0)\n"
     "      --limit=DEG        several policies: the peak they must stay within\n"
+    "      --zone-sensor=NAME  a --model's sensor the zone reads (default: its\n"
+    "                         only one)\n"
+    "      --cpu-input=NAME   the --model's input the CPUs' power drives\n"
+    "                         (default: its only one); --input VALUE holds\n"
+    "                         each other input (default 0)\n"
     "\n"
     "Live:\n"
     "      --sysfs=DIR        keep DIR/class/thermal, DIR/class/hwmon and cpufreq\n"
@@ -176,14 +181,16 @@ static int check_closed_loop(struct settings *s)
 {
     const struct governor_settings *g = &s->gov;
     int any = g->npolicies || g->opp || !isnan(g->limit) || !isnan(g->idle_w) || g->load != 1 ||
-              g->scheduled;
+              g->scheduled || g->zone_sensor || g->cpu_input;
     if (!any)
         return -1;
+    if ((g->zone_sensor || g->cpu_input) && !s->model.path)
+        return usage_error("%s", "--zone-sensor and --cpu-input name a --model's sensor and input");
     if (!g->npolicies || !g->opp)
         return usage_error("%s", "a closed loop wants --policy (one or several) and --opp");
     if (s->nterms > 0)
-        return usage_error("%s", "a closed loop runs a network's power: --network, --foster or "
-                           "--cauer, not --term");
+        return usage_error("%s", "a closed loop runs a network's power: --network, --foster, "
+                           "--cauer or --model, not --term");
     if (s->power > 0 || s->on_s > 0 || s->power_csv || s->steady)
         return usage_error("%s", "in a closed loop the governor sets the power: no --power, "
                            "--power-onoff, --power-csv or --steady");
@@ -203,6 +210,47 @@ static int check_closed_loop(struct settings *s)
     return -1;
 }
 
+/* --model's options, together: -1 when they hold, else the usage error's
+ * status. */
+static int check_model(struct settings *s)
+{
+    if (s->network || s->nfoster || s->ncauer || s->nterms || s->power_csv || s->on_s > 0 ||
+        s->sysfs || s->have_tinf)
+        return usage_error("%s", "--model is the whole model: no --term, --tinf, --foster, "
+                           "--cauer, --network, --power-onoff, --power-csv or --sysfs with it");
+    if (s->not_for_model)
+        return usage_error("%s is not an option of a --model run (its options: --input, "
+                           "--inputs-csv, --leakage, --schedule, --steady, --trip, --duration, "
+                           "--period, --noise, --ar, --quantum, --ambient, --seed, -o)",
+                           s->not_for_model);
+    if (s->gov.npolicies || s->gov.opp || s->gov.zone_sensor || s->gov.cpu_input) {
+        if (s->model.nschedules || s->steady || isfinite(s->model.trip) || s->model.leakage ||
+            s->model.owned_specs)
+            return usage_error("%s", "in a closed loop the governor sets the CPUs' power and "
+                               "--load their work: no --schedule, --steady, --trip, --leakage or "
+                               "--inputs-csv with --policy");
+        for (size_t k = 0; k < s->model.nprofiles; k++)
+            if (s->model.profile[k].kind != PROFILE_CONSTANT)
+                return usage_error("--input %s: in a closed loop an input the governor does not "
+                                   "set holds a value (NAME=2.5W)", s->model.profile[k].spec);
+        return check_closed_loop(s);
+    }
+    if (s->nmetas)
+        return usage_error("%s", "--meta is for a network's run or a closed loop's");
+    if (isfinite(s->model.trip) && !s->steady)
+        return usage_error("%s", "--trip is for --steady's table: a run has no trip point");
+    if (s->steady && !s->model.nschedules)
+        return usage_error("%s", "--steady with --model wants a --schedule (or several)");
+    if (s->steady && s->output)
+        return usage_error("%s", "--steady prints the steady state, not a run: no -o");
+    if (!s->steady && s->model.nschedules > 1)
+        return usage_error("%s", "a run follows one --schedule; --steady compares several");
+    if (s->model.nschedules && s->model.nprofiles)
+        return usage_error("%s", "a run's inputs come from --input or from --schedule, not "
+                           "both");
+    return -1;
+}
+
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
     enum {
@@ -210,7 +258,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
         O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
         O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE, O_POLICY, O_OPP,
-        O_LOAD, O_IDLE_POWER, O_LIMIT,
+        O_LOAD, O_IDLE_POWER, O_LIMIT, O_ZONE_SENSOR, O_CPU_INPUT,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -235,6 +283,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"policy", required_argument, NULL, O_POLICY}, {"opp", required_argument, NULL, O_OPP},
         {"load", required_argument, NULL, O_LOAD}, {"idle-power", required_argument, NULL, O_IDLE_POWER},
         {"limit", required_argument, NULL, O_LIMIT},
+        {"zone-sensor", required_argument, NULL, O_ZONE_SENSOR},
+        {"cpu-input", required_argument, NULL, O_CPU_INPUT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
@@ -373,7 +423,6 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             break;
         case O_SYSFS: s->sysfs = optarg; break;
         case O_META: {
-            s->not_for_model = "--meta";
             const char *eq = strchr(optarg, '=');
             size_t klen = eq ? (size_t)(eq - optarg) : 0;
             if (!eq || klen == 0 || s->nmetas == 16 || strpbrk(optarg, "\r\n") ||
@@ -393,6 +442,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             s->gov.policy[s->gov.npolicies++] = optarg;
             break;
         case O_OPP: s->gov.opp = optarg; break;
+        case O_ZONE_SENSOR: s->gov.zone_sensor = optarg; break;
+        case O_CPU_INPUT: s->gov.cpu_input = optarg; break;
         case O_LOAD:
             if (strstr(optarg, "frame")) {   /* a schedule of windows */
                 char err[TB_ERRMAX];
@@ -432,29 +483,8 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         return usage_error("%s", "--input, --schedule, --trip and --leakage drive a --model");
     if (s->model.leakage && s->steady)
         return usage_error("%s", "--leakage is for a run: --steady's table is of the linear model");
-    if (s->model.path) {
-        if (s->network || s->nfoster || s->ncauer || s->nterms || s->power_csv || s->on_s > 0 ||
-            s->sysfs || s->have_tinf)
-            return usage_error("%s", "--model is the whole model: no --term, --tinf, --foster, "
-                               "--cauer, --network, --power-onoff, --power-csv or --sysfs with it");
-        if (s->not_for_model)
-            return usage_error("%s is not an option of a --model run (its options: --input, "
-                               "--inputs-csv, --leakage, --schedule, --steady, --trip, --duration, "
-                               "--period, --noise, --ar, --quantum, --ambient, --seed, -o)",
-                               s->not_for_model);
-        if (isfinite(s->model.trip) && !s->steady)
-            return usage_error("%s", "--trip is for --steady's table: a run has no trip point");
-        if (s->steady && !s->model.nschedules)
-            return usage_error("%s", "--steady with --model wants a --schedule (or several)");
-        if (s->steady && s->output)
-            return usage_error("%s", "--steady prints the steady state, not a run: no -o");
-        if (!s->steady && s->model.nschedules > 1)
-            return usage_error("%s", "a run follows one --schedule; --steady compares several");
-        if (s->model.nschedules && s->model.nprofiles)
-            return usage_error("%s", "a run's inputs come from --input or from --schedule, not "
-                               "both");
-        return -1;
-    }
+    if (s->model.path)
+        return check_model(s);
     if (s->network_column && !s->network)
         return usage_error("%s", "--network-column needs --network");
     if (s->network && (s->nfoster > 0 || s->ncauer > 0 || s->nterms > 0))
@@ -949,6 +979,51 @@ fail:
     return TB_EXIT_OUTPUT;
 }
 
+/* The index of NAME (OPTION's) among the model's N NAMES, or of the only
+ * one for NULL; -1 said. */
+static ssize_t model_name(const char *option, const char *name, char *const *names, size_t n,
+                          const char *what)
+{
+    if (!name && n == 1)
+        return 0;
+    for (size_t k = 0; name && k < n; k++)
+        if (strcmp(names[k], name) == 0)
+            return (ssize_t)k;
+    if (name)
+        fprintf(stderr, "tb-sim: %s %s: the model has no %s %s (it has", option, name, what, name);
+    else
+        fprintf(stderr, "tb-sim: the model has %zu %ss: name the one meant with %s (it has", n,
+                what, option);
+    for (size_t k = 0; k < n; k++)
+        fprintf(stderr, " %s", names[k]);
+    fputs(")\n", stderr);
+    return -1;
+}
+
+/* --model --policy: the model's zone sensor under the governor, the CPUs'
+ * power into its CPU input, every other input held at its --input. */
+static int model_governor(struct settings *s, const tb_ident_model *m)
+{
+    ssize_t zone = model_name("--zone-sensor", s->gov.zone_sensor, m->sensors, m->nsensors, "sensor");
+    ssize_t drive = model_name("--cpu-input", s->gov.cpu_input, m->inputs, m->ninputs, "input");
+    if (zone < 0 || drive < 0)
+        return TB_EXIT_INPUT;
+    double held[TB_IDENT_MAX_INPUTS] = {0};
+    for (size_t k = 0; k < s->model.nprofiles; k++) {
+        const struct input_profile *p = &s->model.profile[k];
+        if (p->input == (size_t)drive) {
+            fprintf(stderr, "tb-sim: --input %s: the governor sets the CPUs' input %s (their "
+                    "idle power is --idle-power)\n", p->spec, m->inputs[drive]);
+            return TB_EXIT_INPUT;
+        }
+        held[p->input] = p->value;
+    }
+    tb_closed_loop board = {.model = m, .zone = (size_t)zone, .drive = (size_t)drive,
+                            .held = held, .ambient_c = s->ambient};
+    return governor_main(&s->gov, &board, s->duration, s->period_ms / 1000, s->output, s->metas,
+                         s->nmetas);
+}
+
 /* --model: a run of the identified model, or its schedules compared. */
 static int run_model(struct settings *s)
 {
@@ -962,6 +1037,10 @@ static int run_model(struct settings *s)
     }
     if (model_bind(&s->model, &m, s->seed, err, sizeof err) < 0) {
         fprintf(stderr, "tb-sim: %s\n", err);
+        goto out;
+    }
+    if (s->gov.npolicies) {
+        status = model_governor(s, &m);
         goto out;
     }
     sch = calloc(s->model.nschedules + 1, sizeof *sch);
@@ -1002,6 +1081,14 @@ out:
     return status;
 }
 
+/* --policy on a network's modes M. */
+static int network_governor(const struct settings *s, const tb_modes *m)
+{
+    tb_closed_loop board = {.modes = *m, .ambient_c = s->ambient};
+    return governor_main(&s->gov, &board, s->duration, s->period_ms / 1000, s->output, s->metas,
+                         s->nmetas);
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = {
@@ -1037,8 +1124,7 @@ int main(int argc, char **argv)
     }
     gsl_rng_set(rng, s.seed);
     status = s.sysfs         ? run_sysfs(&s, &m, t0, rng)
-             : s.gov.npolicies ? governor_main(&s.gov, &m, s.ambient, s.duration, s.period_ms / 1000,
-                                             s.output, s.metas, s.nmetas)
+             : s.gov.npolicies ? network_governor(&s, &m)
              : s.steady        ? print_steady(&s, &m, t0)
                                : write_run(&s, &m, t0, rng);
     gsl_rng_free(rng);

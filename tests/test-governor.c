@@ -334,6 +334,110 @@ static void closed_loop(void)
     ok(fabs(held - 55) < 2 && sum.above_limit_s > 0, "step_wise holds it near its 55 °C trip: %.2f °C, %.0f s above", held, sum.above_limit_s);
 }
 
+/* A board of two inputs and two sensors (tb-ident's model) through one
+ * 30 s mode: the governed CPUs into input 0, input 1 held. */
+static void two_input_board(tb_ident_model *m, tb_estimate *gain, double *rest, char **in,
+                            char **sen)
+{
+    static const double g[] = {10, 3, 4, 6};   /* [sensor][input], K/W */
+    memset(m, 0, sizeof *m);
+    m->ninputs = m->nsensors = 2;
+    m->nmodes = 1;
+    m->inputs = in;
+    m->sensors = sen;
+    m->tau[0].value = 30;
+    for (int k = 0; k < 4; k++)
+        gain[k].value = g[k];
+    m->gain = gain;
+    rest[0] = 1;
+    rest[1] = 2;
+    m->rest = rest;
+    m->above_ambient = 1;
+}
+
+struct both {
+    struct trace zone;
+    double other[4000];
+};
+
+static int keep_both(const tb_loop_sample *s, void *ctx)
+{
+    struct both *b = ctx;
+    if (b->zone.n < 4000)
+        b->other[b->zone.n] = s->sensor_c ? s->sensor_c[1] : NAN;
+    return keep(s, &b->zone);
+}
+
+static void closed_loop_model(void)
+{
+    static struct trace plain;
+    static struct both tr;
+    char *in[] = {"P_cpu", "P_gpu"}, *sen[] = {"cpu_temp", "board_temp"};
+    tb_estimate gain[4];
+    double rest[2], held[2] = {0, 0};
+    tb_ident_model m;
+    two_input_board(&m, gain, rest, in, sen);
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    tb_closed_loop net, c;
+    tb_loop_summary sn, sm;
+    tb_zone_policy p;
+    tb_governor g;
+    board(&net);
+    net.ambient_c = 26;   /* the model's rest of 1 K above 25 °C */
+    c = net;
+    c.model = &m;
+    c.held = held;
+
+    /* input 1 idle: the zone sensor is the network's board, poll for poll */
+    allocator_policy(&p, 2.5);
+    p.trip_c[0] = 46;
+    p.trip_c[1] = 56;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    plain.n = 0;
+    tb_closed_loop_run(&net, &g, keep, &plain, &sn);
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    c.ambient_c = 25;
+    tr.zone.n = 0;
+    tb_closed_loop_run(&c, &g, keep_both, &tr, &sm);
+    double worst = 0;
+    int same_states = plain.n == tr.zone.n;
+    for (size_t i = 0; i < plain.n && i < tr.zone.n; i++) {
+        worst = fmax(worst, fabs(plain.temp[i] - tr.zone.temp[i]));
+        same_states &= plain.state[i] == tr.zone.state[i];
+    }
+    ok(same_states && worst < 1e-9 && sn.polls == sm.polls && near(sm.peak_c, sn.peak_c, 1e-9) &&
+           near(sm.ops_sustained_per_s, sn.ops_sustained_per_s, 1e-9) && sm.throttled_share > 0.3,
+       "a model's zone sensor, its other input idle, is the network of its gains under the allocator: "
+       "the same states at every sample, temperatures within %.0e °C, %zu polls, throttled %.0f %%",
+       worst, sm.polls, sm.throttled_share * 100);
+
+    /* input 1 held at 1 W, no trip within reach: each sensor's closed form */
+    tb_zone_policy_default(&p, TB_GOV_STEP_WISE);
+    p.ntrips = 1;
+    p.trip_c[0] = 90;
+    tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+    held[1] = 1;
+    held[0] = 99;   /* (the governed input's: not read) */
+    tr.zone.n = 0;
+    tb_closed_loop_run(&c, &g, keep_both, &tr, &sm);
+    double wz = 0, wo = 0;
+    for (size_t i = 0; i < tr.zone.n; i++) {
+        double rise = 1 - exp(-tr.zone.t[i] / 30);
+        wz = fmax(wz, fabs(tr.zone.temp[i] - (25 + 1 + (10 * 4.1 + 3 * 1) * rise)));
+        wo = fmax(wo, fabs(tr.other[i] - (25 + 2 + (4 * 4.1 + 6 * 1) * rise)));
+    }
+    ok(tr.zone.n == 601 && wz < 1e-9 && wo < 1e-9,
+       "input 1 held at 1 W: the zone 26 + 44(1 − e^(−t/30)) and the other sensor 27 + 22.4(1 − "
+       "e^(−t/30)) (worst %.1e and %.1e °C)", wz, wo);
+    ok(near(sm.energy_j, 4.1 * 600, 1e-6), "the energy counts the governed power only");
+
+    c.zone = 2;
+    ok(tb_closed_loop_run(&c, &g, NULL, NULL, &sm) == -1, "a zone sensor the model lacks: refused");
+    c.zone = 0;
+    c.drive = 2;
+    ok(tb_closed_loop_run(&c, &g, NULL, NULL, &sm) == -1, "a governed input the model lacks: refused");
+}
+
 /* What is written to the zone while it runs, taken up as the kernel
  * takes it: a sustainable power re-estimates the constants at the next
  * poll (over a written k_po), a constant is used from the next poll, a
@@ -402,5 +506,6 @@ int main(void)
     policy_updates();
     device_power();
     closed_loop();
+    closed_loop_model();
     return tap_done();
 }
