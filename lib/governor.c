@@ -161,15 +161,27 @@ int tb_governor_init(tb_governor *g, const tb_zone_policy *p, const tb_cooling_d
     return 0;
 }
 
-int tb_governor_constants(const tb_zone_policy *p, const tb_cooling_device *dev, size_t ndev,
-                          tb_ipa_constants *k)
+/* The allocator's sustainable power, mW: the policy's, else the kernel's
+ * estimate, every device at its slowest point. */
+static unsigned long sustainable_mw(const tb_zone_policy *p, const tb_cooling_device *dev,
+                                    size_t ndev)
 {
+    if (p->sustainable_w > 0)
+        return (unsigned long)llround(p->sustainable_w * 1000);
     unsigned long lowest = 0;
     for (size_t a = 0; a < ndev; a++)
         lowest += state2power(&dev[a], max_state(&dev[a]));
-    double sp = p->sustainable_w > 0 ? p->sustainable_w : lowest / 1000.0;
-    if (p->ntrips < 1 ||
-        tb_ipa_constants_compute(sp, p->trip_c[p->ntrips - 1], p->ntrips > 1 ? p->trip_c[0] : NAN, k) < 0)
+    return lowest;
+}
+
+/* The constants the kernel derives from SP mW (tb_ipa_constants_compute()),
+ * each one policy P gives (written through sysfs) over its estimate.
+ * 0, or -1 when they cannot be derived. */
+static int constants_from(const tb_zone_policy *p, unsigned long sp, tb_ipa_constants *k)
+{
+    double on = p->ntrips > 1 ? p->trip_c[0] : NAN;
+    if (p->ntrips < 1 ||   /* (+0.5: the mW count is floored) */
+        tb_ipa_constants_compute((sp + 0.5) / 1000, p->trip_c[p->ntrips - 1], on, k) < 0)
         return -1;
     if (p->k_po >= 0)
         k->k_po = (unsigned)p->k_po;
@@ -178,6 +190,12 @@ int tb_governor_constants(const tb_zone_policy *p, const tb_cooling_device *dev,
     if (p->k_i >= 0)
         k->k_i = (unsigned)p->k_i;
     return 0;
+}
+
+int tb_governor_constants(const tb_zone_policy *p, const tb_cooling_device *dev, size_t ndev,
+                          tb_ipa_constants *k)
+{
+    return constants_from(p, sustainable_mw(p, dev, ndev), k);
 }
 
 int tb_governor_update(tb_governor *g, const tb_zone_policy *p, char *err, size_t errlen)
@@ -265,10 +283,8 @@ static void step_wise_poll(tb_governor *g)
  * were written through sysfs once the zone started. */
 static void estimate_constants(tb_governor *g, unsigned long sp)
 {
-    const tb_zone_policy *p = &g->policy;
     tb_ipa_constants k;
-    double control = p->trip_c[p->ntrips - 1], on = p->ntrips > 1 ? p->trip_c[0] : NAN;
-    if (tb_ipa_constants_compute((sp + 0.5) / 1000, control, on, &k) == 0) {   /* (+0.5: floored) */
+    if (constants_from(&g->policy, sp, &k) == 0) {
         g->k_po = (long)k.k_po;
         g->k_pu = (long)k.k_pu;
         g->k_i = (long)k.k_i;
@@ -340,7 +356,7 @@ static void allocator_poll(tb_governor *g, const double *load, tb_governor_trace
 {
     const tb_zone_policy *p = &g->policy;
     unsigned long req[TB_GOV_MAX_DEVICES], wreq[TB_GOV_MAX_DEVICES], max[TB_GOV_MAX_DEVICES];
-    unsigned long granted[TB_GOV_MAX_DEVICES], max_total = 0, lowest = 0;
+    unsigned long granted[TB_GOV_MAX_DEVICES], max_total = 0;
     int total_weight = 0;
     for (size_t a = 0; a < g->ndev; a++)
         total_weight += g->dev[a].weight;
@@ -351,7 +367,6 @@ static void allocator_poll(tb_governor *g, const double *load, tb_governor_trace
         wreq[a] = (unsigned long)(total_weight ? d->weight : 1024) * req[a] >> FRAC_BITS;
         max[a] = state2power(d, 0);
         max_total += max[a];
-        lowest += state2power(d, max_state(d));
         if (tr)
             tr->requested_w[a] = req[a] / 1000.0;
     }
@@ -368,7 +383,7 @@ static void allocator_poll(tb_governor *g, const double *load, tb_governor_trace
         return;
     }
     g->passive = 1;
-    unsigned long sp = p->sustainable_w > 0 ? (unsigned long)llround(p->sustainable_w * 1000) : lowest;
+    unsigned long sp = sustainable_mw(p, g->dev, g->ndev);
     if (sp != g->sustainable_mw)
         estimate_constants(g, sp);
     unsigned long budget = pid_budget(g, max_total, tr);

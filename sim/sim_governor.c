@@ -24,34 +24,51 @@ struct strategy {
     double limit;
 };
 
-/* Read the table and the policies; start no loop.  0, or an exit status. */
-static int prepare(const struct governor_settings *g, tb_opp_table *t, struct strategy *st)
+int governor_read_table(const char *path, tb_opp_table *t)
 {
     char err[TB_ERRMAX];
-    if (tb_opp_table_read(g->opp, NULL, t, err, sizeof err) < 0) {
+    if (tb_opp_table_read(path, NULL, t, err, sizeof err) < 0) {
         fprintf(stderr, "tb-sim: --opp: %s\n", err);
         return TB_EXIT_INPUT;
-    }
-    for (size_t k = 0; k < g->npolicies; k++) {
-        if (tb_zone_policy_parse(g->policy[k], &st[k].policy, st[k].name, sizeof st[k].name, err,
-                                 sizeof err) < 0) {
-            fprintf(stderr, "tb-sim: --policy %s\n", err);
-            return TB_EXIT_INPUT;
-        }
-        st[k].limit = g->limit;
     }
     return 0;
 }
 
-static int start(const struct strategy *st, const tb_opp_table *t, tb_governor *gov)
+int governor_parse_policy(const char *spec, tb_zone_policy *p, char *name, size_t namelen)
 {
     char err[TB_ERRMAX];
-    tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
-    if (tb_governor_init(gov, &st->policy, &dev, 1, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-sim: --policy %s: %s\n", st->name, err);
+    if (tb_zone_policy_parse(spec, p, name, namelen, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: --policy %s\n", err);
         return TB_EXIT_INPUT;
     }
     return 0;
+}
+
+int governor_start(const tb_zone_policy *p, const char *name, const tb_opp_table *t, tb_governor *gov)
+{
+    char err[TB_ERRMAX];
+    tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
+    if (tb_governor_init(gov, p, &dev, 1, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-sim: --policy %s: %s\n", name, err);
+        return TB_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Read the table and the policies; start no loop.  0, or an exit status. */
+static int prepare(const struct governor_settings *g, tb_opp_table *t, struct strategy *st)
+{
+    int status = governor_read_table(g->opp, t);
+    for (size_t k = 0; k < g->npolicies && status == 0; k++) {
+        status = governor_parse_policy(g->policy[k], &st[k].policy, st[k].name, sizeof st[k].name);
+        st[k].limit = g->limit;
+    }
+    return status;
+}
+
+static int start(const struct strategy *st, const tb_opp_table *t, tb_governor *gov)
+{
+    return governor_start(&st->policy, st->name, t, gov);
 }
 
 /* BOARD with the rest of the loop from G's options. */

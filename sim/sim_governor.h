@@ -27,6 +27,13 @@ struct governor_settings {
     const char *cpu_input;    /* --cpu-input: the --model's input the CPUs' power drives */
 };
 
+/* The --opp table at PATH into T; a --policy SPEC into P and NAME; a
+ * governor started on P (named NAME) over T's device.  Each 0, or an exit
+ * status with the reason said. */
+int governor_read_table(const char *path, tb_opp_table *t);
+int governor_parse_policy(const char *spec, tb_zone_policy *p, char *name, size_t namelen);
+int governor_start(const tb_zone_policy *p, const char *name, const tb_opp_table *t, tb_governor *gov);
+
 /* The run or ranking of G's policies on BOARD (its modes, or its model
  * with the zone's sensor, the CPUs' input and the inputs held; its
  * ambient) for DURATION s sampled every PERIOD s: one policy's run to

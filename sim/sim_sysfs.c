@@ -59,18 +59,15 @@ int sysfs_mkdirs(const char *path)
 
 int live_governor_start(struct live_governor *lg, const struct governor_settings *g)
 {
-    char err[TB_ERRMAX];
     memset(lg, 0, sizeof *lg);
-    if (tb_opp_table_read(g->opp, NULL, &lg->table, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-sim: --opp: %s\n", err);
-        return TB_EXIT_INPUT;
-    }
-    tb_cooling_device dev = {lg->table.opp, lg->table.n, lg->table.cpus, 0};
-    if (tb_zone_policy_parse(g->policy[0], &lg->policy, lg->name, sizeof lg->name, err, sizeof err) < 0 ||
-        tb_governor_init(&lg->gov, &lg->policy, &dev, 1, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-sim: --policy %s\n", err);
+    int status = governor_read_table(g->opp, &lg->table);
+    if (status == 0)
+        status = governor_parse_policy(g->policy[0], &lg->policy, lg->name, sizeof lg->name);
+    if (status == 0)
+        status = governor_start(&lg->policy, lg->name, &lg->table, &lg->gov);
+    if (status) {
         live_governor_clear(lg);
-        return TB_EXIT_INPUT;
+        return status;
     }
     /* (the governor keeps a pointer to the table's points: it stays put here) */
     lg->speed = 1;

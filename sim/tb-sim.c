@@ -841,22 +841,20 @@ static double step_board(const struct settings *s, const tb_modes *m, double *st
  * otherwise. */
 static void say_board(const struct settings *s, const struct live_governor *lg)
 {
+    fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s", s->sysfs, s->sensors,
+            s->sensors == 1 ? "" : "s");
     if (lg)
-        fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s under %s (%s, as Linux 6.8's "
-                "governor polls it), a cooling device (cur_state 0 to %zu, the CPUs' operating "
-                "points from --opp), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/work_done (the "
-                "operations done), tbsim/load (the CPUs' busy share, for a benchmark to write), "
-                "tbsim/time_ms (the model's clock), tbsim/seq; %g s of model time at %gx speed; "
-                "record it with tb-record --sysfs-root %s\n", s->sysfs, s->sensors,
-                s->sensors == 1 ? "" : "s", lg->name,
+        fprintf(stderr, " under %s (%s, as Linux 6.8's governor polls it), a cooling device "
+                "(cur_state 0 to %zu, the CPUs' operating points from --opp), hwmon0 (tbsim), "
+                "cpufreq of 2 CPUs, tbsim/work_done (the operations done), tbsim/load (the CPUs' "
+                "busy share, for a benchmark to write), ", lg->name,
                 lg->policy.governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator",
-                lg->table.n - 1, s->duration, s->speed, s->sysfs);
+                lg->table.n - 1);
     else
-        fprintf(stderr, "tb-sim: a board under %s: %d thermal zone%s, a cooling device (cur_state 0 to "
-                "%d, a quarter of the power off each), hwmon0 (tbsim), cpufreq of 2 CPUs, tbsim/time_ms "
-                "(the model's clock), tbsim/seq; %g s of model time at %gx speed; record it with "
-                "tb-record --sysfs-root %s\n", s->sysfs, s->sensors, s->sensors == 1 ? "" : "s",
-                SYSFS_MAX_STATE, s->duration, s->speed, s->sysfs);
+        fprintf(stderr, ", a cooling device (cur_state 0 to %d, a quarter of the power off each), "
+                "hwmon0 (tbsim), cpufreq of 2 CPUs, ", SYSFS_MAX_STATE);
+    fprintf(stderr, "tbsim/time_ms (the model's clock), tbsim/seq; %g s of model time at %gx speed; "
+            "record it with tb-record --sysfs-root %s\n", s->duration, s->speed, s->sysfs);
 }
 
 /* The board at simulated time T: each zone's temperature, the power and
