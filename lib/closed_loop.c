@@ -30,6 +30,33 @@ static int parse_trips(const char *v, tb_zone_policy *p)
     return p->ntrips > 0 ? 0 : -1;
 }
 
+/* One hysteresis for every trip, or one each (in order). */
+static int parse_hyst(const char *v, tb_zone_policy *p, size_t *nhyst)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", v);
+    *nhyst = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        double h;
+        if (*nhyst == TB_GOV_MAX_TRIPS || tb_quantity_or_number_parse(t, "°C", &h) < 0 ||
+            !(h >= 0 && h <= 100))
+            return -1;
+        p->hyst_c[(*nhyst)++] = h;
+    }
+    return *nhyst > 0 ? 0 : -1;
+}
+
+/* "6.8", "6.12": the rules of that mainline release. */
+static int parse_kernel(const char *v, tb_zone_policy *p)
+{
+    int major, minor, used = 0;
+    if (sscanf(v, "%d.%d%n", &major, &minor, &used) != 2 || v[used] || major < 2 || minor < 0)
+        return -1;
+    long n = major * 1000L + minor;
+    p->rules = n >= 6018 ? TB_RULES_6_18 : n >= 6010 ? TB_RULES_6_10 : TB_RULES_6_8;
+    return 0;
+}
+
 static int parse_constant(const char *v, long *k)
 {
     char *end;
@@ -40,11 +67,16 @@ static int parse_constant(const char *v, long *k)
     return 0;
 }
 
-/* One KEY=VALUE word of a policy into P: 0, or -1. */
-static int policy_word(const char *key, const char *v, tb_zone_policy *p)
+/* One KEY=VALUE word of a policy into P (*NHYST: the hysteresis values
+ * given): 0, or -1. */
+static int policy_word(const char *key, const char *v, tb_zone_policy *p, size_t *nhyst)
 {
     if (strcmp(key, "trips") == 0)
         return parse_trips(v, p);
+    if (strcmp(key, "hyst") == 0)
+        return parse_hyst(v, p, nhyst);
+    if (strcmp(key, "kernel") == 0)
+        return parse_kernel(v, p);
     if (strcmp(key, "sustainable") == 0)
         return tb_quantity_or_number_parse(v, "W", &p->sustainable_w) < 0 || !(p->sustainable_w > 0) ? -1 : 0;
     if (strcmp(key, "cutoff") == 0)
@@ -81,16 +113,17 @@ int tb_zone_policy_parse(const char *spec, tb_zone_policy *p, char *name, size_t
         return -1;
     }
     tb_zone_policy_default(p, strcmp(w, "step_wise") == 0 ? TB_GOV_STEP_WISE : TB_GOV_POWER_ALLOCATOR);
+    size_t nhyst = 0;
     while ((w = strtok_r(NULL, " \t", &save))) {
         char *eq = strchr(w, '=');
         if (eq)
             *eq = '\0';
-        if (!eq || policy_word(w, eq + 1, p) < 0) {
+        if (!eq || policy_word(w, eq + 1, p, &nhyst) < 0) {
             if (eq)
                 *eq = '=';
             snprintf(err, errlen, "\"%s\": '%s' is not one of trips=DEG,..., sustainable=W, "
-                     "k_po=, k_pu=, k_i=, k_d= (raw, 1024 = 1), cutoff=DEG, passive=TIME, idle=TIME",
-                     spec, w);
+                     "k_po=, k_pu=, k_i=, k_d= (raw, 1024 = 1), cutoff=DEG, passive=TIME, idle=TIME, "
+                     "hyst=DEG,..., kernel=X.Y", spec, w);
             return -1;
         }
     }
@@ -98,6 +131,13 @@ int tb_zone_policy_parse(const char *spec, tb_zone_policy *p, char *name, size_t
         snprintf(err, errlen, "\"%s\": no trips= (the zone's passive trips, rising)", spec);
         return -1;
     }
+    if (nhyst != 0 && nhyst != 1 && nhyst != p->ntrips) {
+        snprintf(err, errlen, "\"%s\": hyst= gives %zu values for %zu trips (one for all, or one each)",
+                 spec, nhyst, p->ntrips);
+        return -1;
+    }
+    for (size_t k = 1; nhyst == 1 && k < p->ntrips; k++)
+        p->hyst_c[k] = p->hyst_c[0];
     return 0;
 }
 

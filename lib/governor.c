@@ -1,6 +1,7 @@
 /*
  * governor.c -- the kernel's thermal governors step_wise and
- * power_allocator, one poll at a time, as Linux 6.8 runs them: written
+ * power_allocator, one poll at a time, as Linux 6.8 runs them (or, for
+ * the trips' hysteresis and step_wise, 6.10's or 6.18's rules): written
  * from their documented behaviour (Documentation/driver-api/thermal/
  * power_allocator.rst, sysfs-api.rst, the thermal sysfs ABI), in the
  * kernel's units and integer arithmetic so a simulated zone takes the
@@ -218,6 +219,7 @@ int tb_governor_update(tb_governor *g, const tb_zone_policy *p, char *err, size_
         g->temp_mc = old.temp_mc;
         g->passive = old.passive;   /* (the zone's count, not a governor's: the
                                      * allocator lets go what step_wise held) */
+        memcpy(g->crossed, old.crossed, sizeof g->crossed);   /* (the core's) */
         return 0;
     }
     tb_zone_policy was = g->policy;
@@ -233,29 +235,71 @@ int tb_governor_update(tb_governor *g, const tb_zone_policy *p, char *err, size_
     return 0;
 }
 
+/* --- the core's trips (from 6.10) ------------------------------------------------ */
+
+/* Each trip crossed up at its temperature and down below it less its
+ * hysteresis, before the governor runs; the trips crossed (the zone
+ * polls passively while a passive trip is). */
+static int cross_trips(tb_governor *g)
+{
+    const tb_zone_policy *p = &g->policy;
+    int n = 0;
+    for (size_t k = 0; k < p->ntrips; k++) {
+        if (!g->crossed[k] && g->temp_mc >= to_mc(p->trip_c[k]))
+            g->crossed[k] = 1;
+        else if (g->crossed[k] && g->temp_mc < to_mc(p->trip_c[k]) - to_mc(p->hyst_c[k]))
+            g->crossed[k] = 0;
+        n += g->crossed[k];
+    }
+    return n;
+}
+
+/* The temperature step_wise throttles against at trip K. */
+static long trip_threshold(const tb_governor *g, size_t k)
+{
+    const tb_zone_policy *p = &g->policy;
+    long t = to_mc(p->trip_c[k]);
+    return p->rules != TB_RULES_6_8 && g->crossed[k] ? t - to_mc(p->hyst_c[k]) : t;
+}
+
 /* --- step_wise --------------------------------------------------------------------- */
 
-/* One trip: each device's instance moves a state at most, up on a rising
- * reading at or above the trip, down on a falling one below it; then each
- * device takes the deepest state its instances ask for. */
+/* An instance's next target (-1: none) at state CUR of TOP, by the trend
+ * and whether the zone is at or above the trip's threshold. */
+static int step_wise_target(tb_kernel_rules rules, int cur, int top, int old, int initialized,
+                            int throttle, enum trend trend)
+{
+    int up = cur + 1 > top ? top : cur + 1;
+    if (!initialized)
+        return throttle ? up : -1;
+    if (throttle && trend == RAISING)
+        return up;
+    if (throttle && trend == DROPPING && rules == TB_RULES_6_18) {
+        int floor = top < 1 ? top : 1;   /* one down, but not to the lower state */
+        return cur - 1 < floor ? floor : cur - 1 > top ? top : cur - 1;
+    }
+    if (!throttle && trend == DROPPING) {
+        if (cur <= 0)
+            return -1;
+        return rules == TB_RULES_6_8 ? cur - 1 : 0;   /* (from 6.10: at once) */
+    }
+    return old;
+}
+
+/* One trip: each device's instance moves as step_wise_target() says;
+ * then each device takes the deepest state its instances ask for. */
 static void step_wise_trip(tb_governor *g, size_t k, enum trend trend)
 {
-    int throttle = g->temp_mc >= to_mc(g->policy.trip_c[k]);
+    int throttle = g->temp_mc >= trip_threshold(g, k);
     for (size_t a = 0; a < g->ndev; a++) {
-        int cur = g->state[a], top = max_state(&g->dev[a]);
-        int old = g->target[k][a], new = old;
-        int up = cur + 1 > top ? top : cur + 1, down = cur - 1 < 0 ? 0 : cur - 1;
-        if (!g->initialized[k][a])
-            new = throttle ? up : -1;
-        else if (throttle && trend == RAISING)
-            new = up;
-        else if (!throttle && trend == DROPPING)
-            new = cur <= 0 ? -1 : down;
+        int old = g->target[k][a];
+        int new = step_wise_target(g->policy.rules, g->state[a], max_state(&g->dev[a]), old,
+                                   g->initialized[k][a], throttle, trend);
         if (new == old && g->initialized[k][a])
             continue;
-        if (old == -1 && new != -1)
-            g->passive++;
-        else if (old != -1 && new == -1)
+        if (g->policy.rules == TB_RULES_6_8 && old == -1 && new != -1)
+            g->passive++;   /* (6.8: the governor counts the polling) */
+        else if (g->policy.rules == TB_RULES_6_8 && old != -1 && new == -1)
             g->passive--;
         g->target[k][a] = new;
         g->initialized[k][a] = 1;
@@ -403,10 +447,13 @@ void tb_governor_poll(tb_governor *g, double temp_c, const double *load, tb_gove
         memset(tr, 0, sizeof *tr);
     g->last_temp_mc = g->temp_mc;
     g->temp_mc = to_mc(temp_c);
+    int crossed = g->policy.rules != TB_RULES_6_8 ? cross_trips(g) : 0;
     if (g->policy.governor == TB_GOV_STEP_WISE)
         step_wise_poll(g);
     else
         allocator_poll(g, load, tr);
+    if (g->policy.rules != TB_RULES_6_8)
+        g->passive = crossed;   /* (the core's count, not the governor's) */
     if (tr) {
         for (size_t a = 0; a < g->ndev; a++)
             tr->state[a] = g->state[a];

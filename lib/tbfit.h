@@ -1492,8 +1492,10 @@ int tb_ident_periodic(const tb_ident_model *m, const tb_schedule *s, double ambi
  * ABI), with the 2025 fix that honours the cooling devices' weights in the
  * budget's split: the kernel's units and integer arithmetic (m°C, mW, the
  * allocator's 10-bit fixed point), so that a simulated zone takes the
- * decisions the board's would.  A cooling device is cpufreq's: state 0 the
- * fastest operating point, state s the s-th slower.
+ * decisions the board's would; or, for the trips' hysteresis and
+ * step_wise, the rules of a later kernel (tb_kernel_rules).  A cooling
+ * device is cpufreq's: state 0 the fastest operating point, state s the
+ * s-th slower.
  */
 
 /* An operating point: a frequency, the power one busy CPU draws at it
@@ -1516,6 +1518,19 @@ typedef struct tb_cooling_device {
 
 typedef enum tb_governor_kind { TB_GOV_STEP_WISE, TB_GOV_POWER_ALLOCATOR } tb_governor_kind;
 
+/* Whose rules: mainline Linux changed how trips are crossed and how
+ * step_wise lets go.  Up to 6.9 (6.8's, the default): a trip is crossed
+ * at its temperature both ways, hysteresis unused; step_wise, falling
+ * above a trip, holds its state, and falling below it steps one state
+ * down; the governors count the zone's passive polling.  From 6.10: once
+ * crossed, a trip is left only below its temperature less its
+ * hysteresis (step_wise throttles against that threshold), the core
+ * polls passively while any passive trip is crossed, and step_wise,
+ * falling below, lets go at once.  From 6.18 (and stable updates that
+ * took it): step_wise, falling above a trip, steps one state down, but
+ * not to 0. */
+typedef enum tb_kernel_rules { TB_RULES_6_8, TB_RULES_6_10, TB_RULES_6_18 } tb_kernel_rules;
+
 #define TB_GOV_MAX_TRIPS 8
 #define TB_GOV_MAX_DEVICES 4
 
@@ -1534,6 +1549,8 @@ typedef struct tb_zone_policy {
     double sustainable_w;
     long k_po, k_pu, k_i, k_d;
     double integral_cutoff_c;
+    double hyst_c[TB_GOV_MAX_TRIPS];   /* each trip's hysteresis (default 0) */
+    tb_kernel_rules rules;
 } tb_zone_policy;
 
 /* Fill P with a zone's usual policy: GOVERNOR, no trips, 100 ms passive
@@ -1560,6 +1577,7 @@ typedef struct tb_governor {
     int state[TB_GOV_MAX_DEVICES];   /* applied */
     int target[TB_GOV_MAX_TRIPS][TB_GOV_MAX_DEVICES];   /* step_wise's, -1: none */
     int initialized[TB_GOV_MAX_TRIPS][TB_GOV_MAX_DEVICES];
+    int crossed[TB_GOV_MAX_TRIPS];   /* from 6.10: the core's trips crossed */
     int last_load[TB_GOV_MAX_DEVICES];   /* Σ per-CPU load, % */
     long long err_integral;          /* the allocator's, fixed point */
     long prev_err;
@@ -1602,7 +1620,8 @@ double tb_cooling_power(const tb_cooling_device *dev, int state, double load, do
 
 /* Parse a zone's policy: "[NAME:] GOVERNOR trips=T1[,T2...] [sustainable=W]
  * [k_po=N] [k_pu=N] [k_i=N] [k_d=N] [cutoff=DEG] [passive=TIME]
- * [idle=TIME]", words apart ("power_allocator trips=60,70 sustainable=2W").
+ * [idle=TIME] [hyst=DEG[,DEG...]] [kernel=X.Y]", words apart (one hyst for
+ * every trip, or one each; kernel: the mainline release whose rules) ("power_allocator trips=60,70 sustainable=2W").
  * NAME (or the spec itself) into NAME (NAMELEN bytes).  0, or -1 with the
  * word at fault in ERR. */
 int tb_zone_policy_parse(const char *spec, tb_zone_policy *p, char *name, size_t namelen,

@@ -162,6 +162,11 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
     fprintf(f, "# policy.%s: %s\n", z, p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
     for (size_t k = 0; k < p->ntrips; k++)
         fprintf(f, "# trip.%s.%zu: passive %ld\n", z, k, lround(p->trip_c[k] * 1000));
+    for (size_t k = 0; k < p->ntrips; k++)
+        if (p->hyst_c[k] > 0)
+            fprintf(f, "# trip_hyst.%s.%zu: %ld\n", z, k, lround(p->hyst_c[k] * 1000));
+    static const char *const rules[] = {"6.8", "6.10", "6.18"};
+    fprintf(f, "# kernel_rules.%s: Linux %s\n", z, rules[p->rules]);
     /* the allocator's constants in use, as tb-record copies them from a zone */
     tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
     tb_ipa_constants k;

@@ -89,7 +89,8 @@ double live_governor_power(const struct live_governor *lg, double *ops)
 /* The zone files a poll follows: the first seven, then each passive trip. */
 static const char *const zone_file[] = {"policy", "sustainable_power", "k_po", "k_pu", "k_i", "k_d",
                                         "integral_cutoff"};
-enum { F_POLICY, F_SP, F_KPO, F_KPU, F_KI, F_KD, F_CUTOFF, F_TRIP };
+enum { F_POLICY, F_SP, F_KPO, F_KPU, F_KI, F_KD, F_CUTOFF, F_TRIP,
+       F_HYST = F_TRIP + TB_GOV_MAX_TRIPS };
 
 /* DIR/NAME's first word into BUF (SIZE bytes); 0, or -1 if it is empty
  * or cannot be read (being rewritten, say). */
@@ -139,7 +140,12 @@ static int take_up(struct live_governor *lg, tb_zone_policy *p, size_t f, const 
     case F_KI: p->k_i = v; break;
     case F_KD: p->k_d = v; break;
     case F_CUTOFF: p->integral_cutoff_c = v / 1000.0; break;
-    default: p->trip_c[f - F_TRIP] = v / 1000.0; break;
+    default:
+        if (f >= F_HYST)
+            p->hyst_c[f - F_HYST] = v / 1000.0;
+        else
+            p->trip_c[f - F_TRIP] = v / 1000.0;
+        break;
     }
     return 0;
 }
@@ -152,10 +158,13 @@ static void follow_zone(struct live_governor *lg, const char *sysfs)
     snprintf(dir, sizeof dir, "%s/class/thermal/thermal_zone0", sysfs);
     tb_zone_policy p = lg->gov.policy;
     int first = lg->seen[0][0] == '\0', changed = 0;
-    for (size_t f = 0; f < F_TRIP + lg->gov.policy.ntrips; f++) {
+    for (size_t f = 0; f < F_HYST + lg->gov.policy.ntrips; f++) {
+        if (f >= F_TRIP + lg->gov.policy.ntrips && f < F_HYST)
+            continue;   /* (no such trip) */
         const char *file = f < F_TRIP ? zone_file[f] : name;
         if (f >= F_TRIP)
-            snprintf(name, sizeof name, "trip_point_%zu_temp", f - F_TRIP);
+            snprintf(name, sizeof name, "trip_point_%zu_%s", f - (f >= F_HYST ? F_HYST : F_TRIP),
+                     f >= F_HYST ? "hyst" : "temp");
         if (read_word(dir, file, text, sizeof text) < 0 || strcmp(text, lg->seen[f]) == 0)
             continue;
         if (first || take_up(lg, &p, f, text) == 0) {
@@ -263,6 +272,9 @@ int live_governor_make_tree(const struct live_governor *lg, const char *sysfs, i
                 return -1;
             snprintf(name, sizeof name, "trip_point_%zu_temp", k);
             if (put_const(dir, name, critical ? 100000 : lround(p->trip_c[k] * 1000)) < 0)
+                return -1;
+            snprintf(name, sizeof name, "trip_point_%zu_hyst", k);
+            if (critical ? 0 : put_const(dir, name, lround(p->hyst_c[k] * 1000)) < 0)
                 return -1;
         }
     }

@@ -34,7 +34,7 @@ struct live_governor {
     double speed;       /* --speed: work_done grows at the model's rate in real time */
     double energy;      /* J drawn */
     /* the zone's files as last read (live_governor_poll() follows them) */
-    char seen[7 + TB_GOV_MAX_TRIPS][24];
+    char seen[7 + 2 * TB_GOV_MAX_TRIPS][24];   /* (each trip's temp, then hyst) */
     int user_space;     /* the state is what cur_state holds */
     int held;           /* a governor the board does not run: state held */
     int said;           /* a refused policy said (once) */

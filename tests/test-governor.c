@@ -197,6 +197,56 @@ static void step_wise_trend(void)
     ok(tr.state[0] == 2, "two trips crossed at the first poll: each steps from the state the other left: 2");
 }
 
+/* Polls worked out by hand under the rules of later kernels: trip 60 °C
+ * with 2 °C of hysteresis, crossed at 60 and left below 58. */
+static void step_wise_later_rules(void)
+{
+    tb_cooling_device dev = {quad, 4, 4, 0};
+    static const struct {
+        double temp;
+        int state610, state618;
+        double next;
+        const char *why;
+    } poll[] = {
+        {50, 0, 0, 1, "below the trip: idle polling"},
+        {61, 1, 1, 0.1, "crossed, rising: one up; the core polls passively"},
+        {62, 2, 2, 0.1, "rising: one more"},
+        {61.5, 2, 1, 0.1, "falling above the trip: 6.10 holds, 6.18 one down"},
+        {59, 2, 1, 0.1, "falling under 60 but over the 58 threshold: still throttling (6.18: not under 1)"},
+        {59, 2, 1, 0.1, "flat: held"},
+        {57.5, 0, 0, 1, "under the threshold, falling: let go at once; the trip left: idle polling"},
+        {57, 0, 0, 1, "falling at state 0: released"},
+        {59, 0, 0, 1, "rising under the trip, its threshold back at 60: nothing"},
+        {60, 1, 1, 0.1, "at the trip: crossed again, one up"},
+    };
+    for (int r = 0; r < 2; r++) {
+        tb_zone_policy p;
+        char name[64];
+        ok(tb_zone_policy_parse(r ? "step_wise trips=60 hyst=2 kernel=6.18" : "step_wise trips=60 hyst=2 kernel=6.12",
+                                &p, name, sizeof name, err, sizeof err) == 0 &&
+               p.rules == (r ? TB_RULES_6_18 : TB_RULES_6_10) && p.hyst_c[0] == 2,
+           "kernel=%s: the rules of 6.%s", r ? "6.18" : "6.12", r ? "18" : "10");
+        tb_governor g;
+        tb_governor_trace tr;
+        double busy = 1;
+        tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
+        for (size_t i = 0; i < sizeof poll / sizeof poll[0]; i++) {
+            int want = r ? poll[i].state618 : poll[i].state610;
+            tb_governor_poll(&g, poll[i].temp, &busy, &tr);
+            ok(tr.state[0] == want && tr.next_poll_s == poll[i].next, "6.%s: %g °C: state %d, %s (got %d, next poll %g s)",
+               r ? "18" : "10", poll[i].temp, want, poll[i].why, tr.state[0], tr.next_poll_s);
+        }
+    }
+    tb_zone_policy p;
+    char name[64];
+    ok(tb_zone_policy_parse("step_wise trips=60,70 hyst=1,2,3", &p, name, sizeof name, err, sizeof err) == -1 &&
+           strstr(err, "hyst= gives 3 values for 2 trips"), "three hysteresis values for two trips: refused (%s)", err);
+    ok(tb_zone_policy_parse("step_wise trips=60,70 hyst=1", &p, name, sizeof name, err, sizeof err) == 0 &&
+           p.hyst_c[1] == 1 && p.rules == TB_RULES_6_8, "one hysteresis for every trip; 6.8's rules by default");
+    ok(tb_zone_policy_parse("step_wise trips=60 kernel=six", &p, name, sizeof name, err, sizeof err) == -1,
+       "kernel=six: refused");
+}
+
 static void bad_policies(void)
 {
     tb_cooling_device dev = {quad, 4, 4, 0};
@@ -502,6 +552,7 @@ int main(void)
     allocator_terms();
     allocator_split();
     step_wise_trend();
+    step_wise_later_rules();
     bad_policies();
     policy_updates();
     device_power();
