@@ -164,6 +164,8 @@ struct loop {
     double x[TB_IDENT_MAX_INPUTS * TB_IDENT_MAX_MODES];   /* each mode's rise, K (a
                                                             model's: each input's) */
     double y[TB_IDENT_MAX_SENSORS];    /* a model's sensors, °C */
+    double u[TB_IDENT_MAX_INPUTS];     /* a model's inputs */
+    double dev_power[TB_GOV_MAX_DEVICES];   /* each device's, above idle */
     double load[TB_GOV_MAX_DEVICES];   /* each device's busy share now */
     double busy, busy_at_poll, t_poll; /* ∫ load dt (device 0's), at the last poll */
     double t, temp, power, work, ops_rate;
@@ -186,14 +188,10 @@ static double zone_temp(const tb_closed_loop *c, struct loop *l)
 /* Each mode exactly over DT, the power held. */
 static void board_advance(const tb_closed_loop *c, struct loop *l, double dt)
 {
-    if (!c->model) {
+    if (c->model)
+        tb_ident_advance(c->model, l->x, l->u, dt);
+    else
         tb_modes_step(&c->modes, l->x, l->power, dt);
-        return;
-    }
-    double u[TB_IDENT_MAX_INPUTS];
-    for (size_t k = 0; k < c->model->ninputs; k++)
-        u[k] = k == c->drive ? l->power : c->held ? c->held[k] : 0;
-    tb_ident_advance(c->model, l->x, u, dt);
 }
 
 /* The board's power and work rate at the devices' states now. */
@@ -203,9 +201,16 @@ static void board_power(const tb_closed_loop *c, const tb_governor *g, struct lo
     l->ops_rate = 0;
     for (size_t a = 0; a < g->ndev; a++) {
         double ops;
-        l->power += tb_cooling_power(&g->dev[a], g->state[a], l->load[a], &ops);
+        l->power += l->dev_power[a] = tb_cooling_power(&g->dev[a], g->state[a], l->load[a], &ops);
         l->ops_rate += ops;
     }
+    if (!c->model)
+        return;
+    for (size_t k = 0; k < c->model->ninputs; k++)
+        l->u[k] = c->held ? c->held[k] : 0;
+    l->u[c->drive[0]] += c->idle_w;
+    for (size_t a = 0; a < g->ndev; a++)
+        l->u[c->drive[a]] += l->dev_power[a];
 }
 
 /* Step the board DT on from L->t (the caller then sets L->t, without
@@ -242,7 +247,7 @@ static int emit(const tb_closed_loop *c, const tb_governor *g, const struct loop
     if (!on_sample)
         return 0;
     tb_loop_sample s = {.t = l->t, .temp_c = l->temp, .power_w = l->power, .work = l->work,
-                        .sensor_c = c->model ? l->y : NULL};
+                        .sensor_c = c->model ? l->y : NULL, .input = c->model ? l->u : NULL};
     for (size_t a = 0; a < g->ndev; a++)
         s.state[a] = g->state[a];
     return on_sample(&s, ctx);
@@ -280,10 +285,12 @@ int tb_closed_loop_run(const tb_closed_loop *c, tb_governor *g,
     memset(sum, 0, sizeof *sum);
     if (!(c->period_s > 0) || !(c->duration_s > 0))
         return -1;   /* (no event would move the loop on) */
-    if (c->model && (c->drive >= c->model->ninputs || c->zone >= c->model->nsensors ||
-                     c->model->ninputs > TB_IDENT_MAX_INPUTS || c->model->nmodes > TB_IDENT_MAX_MODES ||
-                     c->model->nsensors > TB_IDENT_MAX_SENSORS))
+    if (c->model && (c->zone >= c->model->nsensors || c->model->ninputs > TB_IDENT_MAX_INPUTS ||
+                     c->model->nmodes > TB_IDENT_MAX_MODES || c->model->nsensors > TB_IDENT_MAX_SENSORS))
         return -1;
+    for (size_t a = 0; c->model && a < g->ndev; a++)
+        if (c->drive[a] >= c->model->ninputs)
+            return -1;
     memcpy(l.load, c->load, sizeof l.load);
     sum->limit_c = isnan(c->limit_c) ? g->policy.trip_c[0] : c->limit_c;
     l.temp = sum->peak_c = zone_temp(c, &l);

@@ -45,11 +45,34 @@ int tb_opp_table_write(FILE *f, const tb_opp_table *t)
 }
 
 struct reader {
-    const char *want;
+    const char *want;    /* the one device read, or NULL: each in turn */
     int where[O_COUNT];
     int header_done;
-    tb_opp_table *t;
+    tb_opp_table *t;     /* room for MAX devices' tables, N of them read */
+    size_t max, n;
 };
+
+/* The table of DEVICE's rows: one read, a new one, or NULL (skipped). */
+static tb_opp_table *table_of(struct csv_file *f, struct reader *r, const char *device)
+{
+    if (r->want && strcmp(device, r->want) != 0)
+        return NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->t[i].device, device) == 0)
+            return &r->t[i];
+    if (r->n == r->max) {
+        if (r->max > 1)   /* (one table wanted: the first device's) */
+            csv_file_fail(f, "device %s: at most %zu devices", device, r->max);
+        return NULL;
+    }
+    tb_opp_table *t = &r->t[r->n];
+    if (!(t->device = strdup(device))) {
+        csv_file_fail(f, "out of memory");
+        return NULL;
+    }
+    r->n++;
+    return t;
+}
 
 static double number(struct csv_file *f, const struct reader *r, int field, int required)
 {
@@ -59,7 +82,6 @@ static double number(struct csv_file *f, const struct reader *r, int field, int 
 static void on_row(struct csv_file *f, void *ctx)
 {
     struct reader *r = ctx;
-    tb_opp_table *t = r->t;
     if (!r->header_done) {
         static const int required[] = {O_CPUS, O_KHZ, O_P, O_OPS};
         if (csv_file_header(f, field_names, O_COUNT, r->where, required,
@@ -68,13 +90,9 @@ static void on_row(struct csv_file *f, void *ctx)
             r->header_done = 1;
         return;
     }
-    const char *device = csv_row_cell(&f->row, r->where[O_DEVICE]);
-    if (r->want ? strcmp(device, r->want) != 0 : t->device && strcmp(device, t->device) != 0)
+    tb_opp_table *t = table_of(f, r, csv_row_cell(&f->row, r->where[O_DEVICE]));
+    if (!t)
         return;   /* another device's table */
-    if (!t->device && !(t->device = strdup(device))) {
-        csv_file_fail(f, "out of memory");
-        return;
-    }
     double cpus = number(f, r, O_CPUS, 1), khz = number(f, r, O_KHZ, 1);
     tb_estimate p = {number(f, r, O_P, 1), number(f, r, O_P_LO, 0), number(f, r, O_P_HI, 0)};
     tb_estimate o = {number(f, r, O_OPS, 1), number(f, r, O_OPS_LO, 0), number(f, r, O_OPS_HI, 0)};
@@ -103,7 +121,7 @@ static void on_row(struct csv_file *f, void *ctx)
 int tb_opp_table_read(const char *path, const char *device, tb_opp_table *t, char *err,
                       size_t errlen)
 {
-    struct reader r = {.want = device, .t = t};
+    struct reader r = {.want = device, .t = t, .max = 1};
     struct csv_file cf = {.name = path, .err = err, .errlen = errlen, .on_row = on_row, .ctx = &r};
     memset(t, 0, sizeof *t);
     int rc = csv_file_read(&cf);
@@ -115,6 +133,25 @@ int tb_opp_table_read(const char *path, const char *device, tb_opp_table *t, cha
     if (rc < 0)
         tb_opp_table_clear(t);
     return rc;
+}
+
+ssize_t tb_opp_table_read_all(const char *path, tb_opp_table *t, size_t max, char *err,
+                              size_t errlen)
+{
+    struct reader r = {.t = t, .max = max};
+    struct csv_file cf = {.name = path, .err = err, .errlen = errlen, .on_row = on_row, .ctx = &r};
+    memset(t, 0, max * sizeof *t);
+    int rc = csv_file_read(&cf);
+    if (rc == 0 && r.n == 0) {
+        snprintf(err, errlen, "%s: no operating point in it", path);
+        rc = -1;
+    }
+    if (rc < 0) {
+        for (size_t i = 0; i < max; i++)
+            tb_opp_table_clear(&t[i]);
+        return -1;
+    }
+    return (ssize_t)r.n;
 }
 
 void tb_opp_table_clear(tb_opp_table *t)

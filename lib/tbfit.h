@@ -1648,6 +1648,12 @@ typedef struct tb_opp_table {
  * not positive, CPUs differing between rows, no such device). */
 int tb_opp_table_read(const char *path, const char *device, tb_opp_table *t, char *err,
                       size_t errlen);
+
+/* Every device's table from PATH into T (room for MAX), in the order the
+ * devices first appear: how many, or -1 with ERR as above (or more
+ * devices than MAX). */
+ssize_t tb_opp_table_read_all(const char *path, tb_opp_table *t, size_t max, char *err,
+                              size_t errlen);
 void tb_opp_table_clear(tb_opp_table *t);
 
 /* The table of a sweep: runs RUNS[0..N), each at the frequency (kHz) of
@@ -1669,15 +1675,16 @@ int tb_opp_table_write(FILE *f, const tb_opp_table *t);
  * DURATION_S; a sample every PERIOD_S.  Stepped exactly between events
  * (the power is constant between polls).
  *
- * Or, with MODEL, a board of several inputs and sensors (tb-ident's): that
- * power drives input DRIVE, sensor ZONE is the zone's, every other input
- * u holds HELD[u] (NULL: 0) from the start, and AMBIENT_C is the model's
- * ambient (tb_ident_output()); MODES is then not read.  Either board
- * starts at rest: every mode's rise 0. */
+ * Or, with MODEL, a board of several inputs and sensors (tb-ident's):
+ * sensor ZONE is the zone's, each input u holds HELD[u] (NULL: 0) from the
+ * start, and to that each cooling device k adds its power into input
+ * DRIVE[k] (IDLE_W into DRIVE[0]'s); AMBIENT_C is the model's ambient
+ * (tb_ident_output()); MODES is then not read.  Either board starts at
+ * rest: every mode's rise 0. */
 typedef struct tb_closed_loop {
     tb_modes modes;
     const tb_ident_model *model;
-    size_t drive, zone;
+    size_t drive[TB_GOV_MAX_DEVICES], zone;
     const double *held;
     double ambient_c, idle_w;
     double limit_c;                    /* for the time above it; NaN: the lowest trip */
@@ -1698,6 +1705,7 @@ typedef struct tb_loop_sample {
     double t, temp_c, power_w, work;   /* work: operations done so far */
     int state[TB_GOV_MAX_DEVICES];
     const double *sensor_c;            /* with a model: each sensor's °C; else NULL */
+    const double *input;               /* with a model: each input's value; else NULL */
 } tb_loop_sample;
 
 /* What the loop did: the zone's peak and time-weighted mean, the time

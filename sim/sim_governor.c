@@ -24,14 +24,50 @@ struct strategy {
     double limit;
 };
 
-int governor_read_table(const char *path, tb_opp_table *t)
+/* Device NAME's index in D, or -1 said (OPTION's). */
+static ssize_t device_index(const struct governor_devices *d, const char *name, size_t len,
+                           const char *option, const char *spec)
+{
+    for (size_t a = 0; a < d->n; a++)
+        if (strlen(d->table[a].device) == len && strncmp(d->table[a].device, name, len) == 0)
+            return (ssize_t)a;
+    fprintf(stderr, "tb-sim: %s %s: the operating points have no device %.*s (they have", option,
+            spec, (int)len, name);
+    for (size_t a = 0; a < d->n; a++)
+        fprintf(stderr, " %s", d->table[a].device);
+    fputs(")\n", stderr);
+    return -1;
+}
+
+int governor_read_devices(const struct governor_settings *g, struct governor_devices *d)
 {
     char err[TB_ERRMAX];
-    if (tb_opp_table_read(path, NULL, t, err, sizeof err) < 0) {
+    memset(d, 0, sizeof *d);
+    ssize_t n = tb_opp_table_read_all(g->opp, d->table, TB_GOV_MAX_DEVICES, err, sizeof err);
+    if (n < 0) {
         fprintf(stderr, "tb-sim: --opp: %s\n", err);
         return TB_EXIT_INPUT;
     }
+    d->n = (size_t)n;
+    for (size_t a = 0; a < d->n; a++)
+        d->dev[a] = (tb_cooling_device){d->table[a].opp, d->table[a].n, d->table[a].cpus, 0};
+    for (size_t k = 0; k < g->nweights; k++) {
+        const char *eq = strchr(g->weight[k], '=');
+        ssize_t a = device_index(d, g->weight[k], (size_t)(eq - g->weight[k]), "--weight", g->weight[k]);
+        if (a < 0) {
+            governor_devices_clear(d);
+            return TB_EXIT_INPUT;
+        }
+        d->dev[a].weight = atoi(eq + 1);
+    }
     return 0;
+}
+
+void governor_devices_clear(struct governor_devices *d)
+{
+    for (size_t a = 0; a < TB_GOV_MAX_DEVICES; a++)
+        tb_opp_table_clear(&d->table[a]);
+    d->n = 0;
 }
 
 int governor_parse_policy(const char *spec, tb_zone_policy *p, char *name, size_t namelen)
@@ -44,21 +80,21 @@ int governor_parse_policy(const char *spec, tb_zone_policy *p, char *name, size_
     return 0;
 }
 
-int governor_start(const tb_zone_policy *p, const char *name, const tb_opp_table *t, tb_governor *gov)
+int governor_start(const tb_zone_policy *p, const char *name, const struct governor_devices *d,
+                   tb_governor *gov)
 {
     char err[TB_ERRMAX];
-    tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
-    if (tb_governor_init(gov, p, &dev, 1, err, sizeof err) < 0) {
+    if (tb_governor_init(gov, p, d->dev, d->n, err, sizeof err) < 0) {
         fprintf(stderr, "tb-sim: --policy %s: %s\n", name, err);
         return TB_EXIT_INPUT;
     }
     return 0;
 }
 
-/* Read the table and the policies; start no loop.  0, or an exit status. */
-static int prepare(const struct governor_settings *g, tb_opp_table *t, struct strategy *st)
+/* Read the devices and the policies; start no loop.  0, or an exit status. */
+static int prepare(const struct governor_settings *g, struct governor_devices *d, struct strategy *st)
 {
-    int status = governor_read_table(g->opp, t);
+    int status = governor_read_devices(g, d);
     for (size_t k = 0; k < g->npolicies && status == 0; k++) {
         status = governor_parse_policy(g->policy[k], &st[k].policy, st[k].name, sizeof st[k].name);
         st[k].limit = g->limit;
@@ -66,9 +102,46 @@ static int prepare(const struct governor_settings *g, tb_opp_table *t, struct st
     return status;
 }
 
-static int start(const struct strategy *st, const tb_opp_table *t, tb_governor *gov)
+static int start(const struct strategy *st, const struct governor_devices *d, tb_governor *gov)
 {
-    return governor_start(&st->policy, st->name, t, gov);
+    return governor_start(&st->policy, st->name, d, gov);
+}
+
+/* Each device's input of BOARD's model into C->drive: --cpu-input
+ * DEVICE=INPUT for each, or INPUT for one device, or the model's only
+ * input.  0, or an exit status (said). */
+static int model_drive(const struct governor_settings *g, const struct governor_devices *d,
+                       tb_closed_loop *c)
+{
+    const tb_ident_model *m = c->model;
+    int given[TB_GOV_MAX_DEVICES] = {0};
+    for (size_t k = 0; k < g->ncpu_inputs; k++) {
+        const char *spec = g->cpu_input[k], *eq = strchr(spec, '=');
+        ssize_t a = eq ? device_index(d, spec, (size_t)(eq - spec), "--cpu-input", spec) : 0;
+        ssize_t u = a < 0 ? -1 : sim_model_index("--cpu-input", eq ? eq + 1 : spec, m->inputs,
+                                                  m->ninputs, "input");
+        if (a < 0 || u < 0)
+            return TB_EXIT_INPUT;
+        if (!eq && d->n > 1) {
+            fprintf(stderr, "tb-sim: --cpu-input %s: %zu devices: name each one's input "
+                    "(--cpu-input %s=%s)\n", spec, d->n, d->table[0].device, spec);
+            return TB_EXIT_INPUT;
+        }
+        c->drive[a] = (size_t)u;
+        given[a] = 1;
+    }
+    for (size_t a = 0; a < d->n; a++) {
+        if (given[a] || m->ninputs == 1)
+            continue;   /* (the only input: 0) */
+        fprintf(stderr, "tb-sim: device %s of --opp: name the model's input its power drives "
+                "(--cpu-input %s%sINPUT; it has", d->table[a].device, d->n > 1 ? d->table[a].device : "",
+                d->n > 1 ? "=" : "");
+        for (size_t k = 0; k < m->ninputs; k++)
+            fprintf(stderr, " %s", m->inputs[k]);
+        fputs(")\n", stderr);
+        return TB_EXIT_INPUT;
+    }
+    return 0;
 }
 
 /* BOARD with the rest of the loop from G's options. */
@@ -79,7 +152,7 @@ static void loop_of(const struct governor_settings *g, const tb_closed_loop *boa
     c->idle_w = isnan(g->idle_w) ? 0 : g->idle_w;
     c->limit_c = g->limit;   /* (NaN for a run: its lowest trip) */
     for (size_t a = 0; a < TB_GOV_MAX_DEVICES; a++)
-        c->load[a] = a ? 0 : g->load;
+        c->load[a] = g->load;   /* (every device under the one workload) */
     c->schedule = g->scheduled ? &g->load_schedule : NULL;
     c->duration_s = duration;
     c->period_s = period;
@@ -96,12 +169,13 @@ static const char *zone_column(const tb_closed_loop *c)
 struct run_writer {
     FILE *f;
     const tb_closed_loop *c;
+    size_t ndev;
 };
 
-/* A model's run: every sensor, the state, the CPUs' input, the inputs
- * held, the work and the ambient; a network's: its zone, the state, the
+/* A model's run: every sensor, each device's state, every input, the
+ * work and the ambient; a network's: its zone, each device's state, the
  * board's power and the work. */
-static void write_header(FILE *f, const tb_closed_loop *c)
+static void write_header(FILE *f, const tb_closed_loop *c, size_t ndev)
 {
     const tb_ident_model *m = c->model;
     char h[160];
@@ -111,10 +185,10 @@ static void write_header(FILE *f, const tb_closed_loop *c)
         fputc(',', f);
         tb_csv_write_string(f, h);
     }
-    fputs(",cpufreq_cdev0/state", f);
+    for (size_t a = 0; a < ndev; a++)
+        fprintf(f, ",cpufreq_cdev%zu/state", a);
     for (size_t k = 0; k < (m ? m->ninputs : 1); k++) {
-        size_t u = k == 0 ? (m ? c->drive : 0) : k <= c->drive ? k - 1 : k;   /* the CPUs' first */
-        snprintf(h, sizeof h, "%s/W", m ? m->inputs[u] : "power");
+        snprintf(h, sizeof h, "%s/W", m ? m->inputs[k] : "power");
         fputc(',', f);
         tb_csv_write_string(f, h);
     }
@@ -130,10 +204,10 @@ static int write_sample(const tb_loop_sample *s, void *ctx)
     fprintf(f, "%.3f", s->t * 1000);
     for (size_t i = 0; i < (m ? m->nsensors : 1); i++)
         fprintf(f, ",%.0f", (m ? s->sensor_c[i] : s->temp_c) * 1000);
-    fprintf(f, ",%d,%.6g", s->state[0], s->power_w);
-    for (size_t u = 0; m && u < m->ninputs; u++)
-        if (u != w->c->drive)
-            fprintf(f, ",%.6g", w->c->held ? w->c->held[u] : 0);
+    for (size_t a = 0; a < w->ndev; a++)
+        fprintf(f, ",%d", s->state[a]);
+    for (size_t k = 0; k < (m ? m->ninputs : 1); k++)
+        fprintf(f, ",%.6g", m ? s->input[k] : s->power_w);
     fprintf(f, ",%.0f", floor(s->work));
     if (m && m->above_ambient)
         fprintf(f, ",%.3f", w->c->ambient_c);
@@ -141,7 +215,7 @@ static int write_sample(const tb_loop_sample *s, void *ctx)
     return ferror(f) ? -1 : 0;
 }
 
-static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *t,
+static void write_metas(FILE *f, const struct strategy *st, const struct governor_devices *d,
                         const tb_closed_loop *c, const char *const *metas, int nmetas)
 {
     int have_kernel = 0;
@@ -156,9 +230,9 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
     const char *z = zone_column(c);
     fprintf(f, "# strategy: %s\n", st->name);
     fputs("# prediction: tb-sim closed loop\n", f);   /* (tb-plot tradeoff draws it apart) */
-    if (c->model)
-        fprintf(f, "# board_model: the zone reads %s, the CPUs' power drives %s\n", z,
-                c->model->inputs[c->drive]);
+    for (size_t a = 0; c->model && a < d->n; a++)
+        fprintf(f, "# board_model.cpufreq_cdev%zu: %s's power drives %s; the zone reads %s\n", a,
+                d->table[a].device, c->model->inputs[c->drive[a]], z);
     fprintf(f, "# policy.%s: %s\n", z, p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator");
     for (size_t k = 0; k < p->ntrips; k++)
         fprintf(f, "# trip.%s.%zu: passive %ld\n", z, k, lround(p->trip_c[k] * 1000));
@@ -168,31 +242,32 @@ static void write_metas(FILE *f, const struct strategy *st, const tb_opp_table *
     static const char *const rules[] = {"6.8", "6.10", "6.18"};
     fprintf(f, "# kernel_rules.%s: Linux %s\n", z, rules[p->rules]);
     /* the allocator's constants in use, as tb-record copies them from a zone */
-    tb_cooling_device dev = {t->opp, t->n, t->cpus, 0};
     tb_ipa_constants k;
-    if (p->governor == TB_GOV_POWER_ALLOCATOR && tb_governor_constants(p, &dev, 1, &k) == 0)
+    if (p->governor == TB_GOV_POWER_ALLOCATOR && tb_governor_constants(p, d->dev, d->n, &k) == 0)
         fprintf(f, "# sustainable_power.%s: %u\n# k_po.%s: %u\n# k_pu.%s: %u\n# k_i.%s: %u\n"
                 "# k_d.%s: %ld\n", z, k.sustainable_mw, z, k.k_po, z, k.k_pu, z, k.k_i, z,
                 p->k_d >= 0 ? p->k_d : 0);
     else if (p->sustainable_w > 0)
         fprintf(f, "# sustainable_power.%s: %ld\n", z, lround(p->sustainable_w * 1000));
-    fprintf(f, "# max_state.cpufreq_cdev0: %zu\n", t->n - 1);
+    for (size_t a = 0; a < d->n; a++)
+        fprintf(f, "# max_state.cpufreq_cdev%zu: %zu\n", a, d->table[a].n - 1);
 }
 
-static int write_loop_run(const tb_closed_loop *c, struct strategy *st, const tb_opp_table *t,
-                          const char *output, const char *const *metas, int nmetas)
+static int write_loop_run(const tb_closed_loop *c, struct strategy *st,
+                          const struct governor_devices *d, const char *output,
+                          const char *const *metas, int nmetas)
 {
     tb_governor gov;
-    int status = start(st, t, &gov);
+    int status = start(st, d, &gov);
     if (status)
         return status;
     struct tb_output_file out;
     FILE *f = sim_run_begin(&out, output);
     if (!f)
         return TB_EXIT_OUTPUT;
-    write_metas(f, st, t, c, metas, nmetas);
-    write_header(f, c);
-    struct run_writer w = {f, c};
+    write_metas(f, st, d, c, metas, nmetas);
+    write_header(f, c, d->n);
+    struct run_writer w = {f, c, d->n};
     tb_closed_loop_run(c, &gov, write_sample, &w, &st->sum);
     return sim_run_end(&out, f);
 }
@@ -237,32 +312,29 @@ static int print_ranking(struct strategy *st, size_t n, double duration)
 int governor_main(const struct governor_settings *g, const tb_closed_loop *board, double duration,
                   double period, const char *output, const char *const *metas, int nmetas)
 {
-    tb_opp_table t = {0};
+    struct governor_devices d;
     struct strategy *st = calloc(g->npolicies, sizeof *st);
     if (!st) {
         fputs("tb-sim: out of memory\n", stderr);
         return TB_EXIT_OUTPUT;
     }
-    int status = prepare(g, &t, st);
-    if (status) {
-        tb_opp_table_clear(&t);
-        free(st);
-        return status;
-    }
+    int status = prepare(g, &d, st);
     tb_closed_loop c;
     loop_of(g, board, duration, period, &c);
-    if (g->npolicies == 1) {
-        status = write_loop_run(&c, &st[0], &t, output, metas, nmetas);
-    } else {
+    if (status == 0 && c.model)
+        status = model_drive(g, &d, &c);
+    if (status == 0 && g->npolicies == 1) {
+        status = write_loop_run(&c, &st[0], &d, output, metas, nmetas);
+    } else if (status == 0) {
         for (size_t k = 0; k < g->npolicies && status == 0; k++) {
             tb_governor gov;
-            if ((status = start(&st[k], &t, &gov)) == 0)
+            if ((status = start(&st[k], &d, &gov)) == 0)
                 tb_closed_loop_run(&c, &gov, NULL, NULL, &st[k].sum);
         }
         if (status == 0)
             status = print_ranking(st, g->npolicies, duration);
     }
-    tb_opp_table_clear(&t);
+    governor_devices_clear(&d);
     free(st);
     return status;
 }

@@ -24,19 +24,34 @@ struct governor_settings {
     double idle_w;            /* --idle-power; NaN: the network's, else 0 */
     double limit;             /* --limit: the ranking's peak limit; NaN for a run */
     const char *zone_sensor;  /* --zone-sensor: a --model's sensor the zone reads */
-    const char *cpu_input;    /* --cpu-input: the --model's input the CPUs' power drives */
+    const char *cpu_input[TB_GOV_MAX_DEVICES];   /* --cpu-input [DEVICE=]INPUT: the
+                                                    --model's input a device's power drives */
+    size_t ncpu_inputs;
+    const char *weight[TB_GOV_MAX_DEVICES];      /* --weight DEVICE=N */
+    size_t nweights;
 };
 
-/* The --opp table at PATH into T; a --policy SPEC into P and NAME; a
- * governor started on P (named NAME) over T's device.  Each 0, or an exit
- * status with the reason said. */
-int governor_read_table(const char *path, tb_opp_table *t);
+/* The CPUs' cooling devices: each one's operating points (--opp, a
+ * device each) and weight (--weight).  The governor keeps pointers into
+ * the tables: the struct stays put while it runs. */
+struct governor_devices {
+    tb_opp_table table[TB_GOV_MAX_DEVICES];
+    tb_cooling_device dev[TB_GOV_MAX_DEVICES];
+    size_t n;
+};
+
+/* G's --opp devices with their --weight into D; a --policy SPEC into P
+ * and NAME; a governor started on P (named NAME) over D's devices.  Each
+ * 0, or an exit status with the reason said. */
+int governor_read_devices(const struct governor_settings *g, struct governor_devices *d);
+void governor_devices_clear(struct governor_devices *d);
 int governor_parse_policy(const char *spec, tb_zone_policy *p, char *name, size_t namelen);
-int governor_start(const tb_zone_policy *p, const char *name, const tb_opp_table *t, tb_governor *gov);
+int governor_start(const tb_zone_policy *p, const char *name, const struct governor_devices *d,
+                   tb_governor *gov);
 
 /* The run or ranking of G's policies on BOARD (its modes, or its model
- * with the zone's sensor, the CPUs' input and the inputs held; its
- * ambient) for DURATION s sampled every PERIOD s: one policy's run to
+ * with the zone's sensor and the inputs held, each device's input from
+ * G's --cpu-input; its ambient) for DURATION s sampled every PERIOD s: one policy's run to
  * OUTPUT (NULL: standard output) with the META lines (KEY=VALUE);
  * several, ranked, to standard output.  An exit status. */
 int governor_main(const struct governor_settings *g, const tb_closed_loop *board, double duration,

@@ -551,3 +551,24 @@ out:
     fclose(f);
     return rc;
 }
+
+/* --- names ------------------------------------------------------------------- */
+
+ssize_t sim_model_index(const char *option, const char *name, char *const *names, size_t n,
+                          const char *what)
+{
+    if (!name && n == 1)
+        return 0;
+    for (size_t k = 0; name && k < n; k++)
+        if (strcmp(names[k], name) == 0)
+            return (ssize_t)k;
+    if (name)
+        fprintf(stderr, "tb-sim: %s %s: the model has no %s %s (it has", option, name, what, name);
+    else
+        fprintf(stderr, "tb-sim: the model has %zu %ss: name the one meant with %s (it has", n,
+                what, option);
+    for (size_t k = 0; k < n; k++)
+        fprintf(stderr, " %s", names[k]);
+    fputs(")\n", stderr);
+    return -1;
+}

@@ -98,4 +98,9 @@ int model_write_run(const struct model_settings *ms, const tb_ident_model *m,
 int model_print_steady(const struct model_settings *ms, const tb_ident_model *m,
                        const tb_schedule *s, size_t n, double ambient);
 
+/* The index of NAME (OPTION's) among the model's N NAMES (WHAT: "input"),
+ * or of the only one for NULL; -1, said on stderr. */
+ssize_t sim_model_index(const char *option, const char *name, char *const *names, size_t n,
+                        const char *what);
+
 #endif

@@ -60,11 +60,17 @@ int sysfs_mkdirs(const char *path)
 int live_governor_start(struct live_governor *lg, const struct governor_settings *g)
 {
     memset(lg, 0, sizeof *lg);
-    int status = governor_read_table(g->opp, &lg->table);
+    int status = governor_read_devices(g, &lg->devs);
+    lg->table = &lg->devs.table[0];
+    if (status == 0 && lg->devs.n != 1) {
+        fprintf(stderr, "tb-sim: --opp %s: %zu devices; the fake board (--sysfs) has one cooling "
+                "device\n", g->opp, lg->devs.n);
+        status = TB_EXIT_INPUT;
+    }
     if (status == 0)
         status = governor_parse_policy(g->policy[0], &lg->policy, lg->name, sizeof lg->name);
     if (status == 0)
-        status = governor_start(&lg->policy, lg->name, &lg->table, &lg->gov);
+        status = governor_start(&lg->policy, lg->name, &lg->devs, &lg->gov);
     if (status) {
         live_governor_clear(lg);
         return status;
@@ -78,7 +84,7 @@ int live_governor_start(struct live_governor *lg, const struct governor_settings
 
 void live_governor_clear(struct live_governor *lg)
 {
-    tb_opp_table_clear(&lg->table);
+    governor_devices_clear(&lg->devs);
 }
 
 double live_governor_power(const struct live_governor *lg, double *ops)
@@ -217,7 +223,7 @@ void live_governor_follow(struct live_governor *lg, const char *sysfs)
     long v;
     snprintf(dir, sizeof dir, "%s/class/thermal/cooling_device0", sysfs);
     if (lg->user_space && read_word(dir, "cur_state", text, sizeof text) == 0 &&
-        sscanf(text, "%ld", &v) == 1 && v >= 0 && v < (long)lg->table.n)
+        sscanf(text, "%ld", &v) == 1 && v >= 0 && v < (long)lg->table->n)
         lg->gov.state[0] = (int)v;
 }
 
@@ -252,7 +258,7 @@ int live_governor_make_tree(const struct live_governor *lg, const char *sysfs, i
                             size_t size)
 {
     const tb_zone_policy *p = &lg->policy;
-    const tb_opp_table *t = &lg->table;
+    const tb_opp_table *t = lg->table;
     const char *gov = p->governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator";
     tb_ipa_constants k;
     if (tb_governor_constants(p, lg->gov.dev, lg->gov.ndev, &k) < 0)
@@ -314,7 +320,7 @@ int live_governor_write(const struct live_governor *lg, const char *sysfs, char 
     snprintf(dir, size, "%s/class/thermal/cooling_device0", sysfs);
     if (!lg->user_space && put_long(dir, "cur_state", state) < 0)   /* (user_space: the user's) */
         return -1;
-    long khz = lround(lg->table.opp[lg->table.n - 1 - (size_t)state].khz);
+    long khz = lround(lg->table->opp[lg->table->n - 1 - (size_t)state].khz);
     for (int cpu = 0; cpu < 2; cpu++) {
         snprintf(dir, size, "%s/devices/system/cpu/cpu%d/cpufreq", sysfs, cpu);
         if (put_long(dir, "scaling_cur_freq", khz) < 0)

@@ -24,7 +24,8 @@ int sysfs_mkdirs(const char *path);
 
 /* The kernel's governor on the fake board. */
 struct live_governor {
-    tb_opp_table table;
+    struct governor_devices devs;   /* one: the board's cooling device */
+    const tb_opp_table *table;      /* its operating points */
     tb_zone_policy policy;
     char name[128];
     tb_governor gov;

@@ -133,7 +133,7 @@ static const char usage_text[] =
     "                         kernel=6.10's or 6.18's rules); one: its run;\n"
     "                         several: ranked\n"
     "      --opp=FILE         the CPUs' operating points (power above idle, work\n"
-    "                         rate per frequency)\n"
+    "                         rate per frequency), a cooling device per device\n"
     "      --load=SHARE|SCHEDULE  the CPUs' busy share, 0 to 1 (default 1), or\n"
     "                         its windows: 'frame 100ms; 40ms load=1; 60ms load=0'\n"
     "      --idle-power=W     the board's idle power (default: the network\n"
@@ -141,9 +141,10 @@ static const char usage_text[] =
     "      --limit=DEG        several policies: the peak they must stay within\n"
     "      --zone-sensor=NAME  a --model's sensor the zone reads (default: its\n"
     "                         only one)\n"
-    "      --cpu-input=NAME   the --model's input the CPUs' power drives\n"
-    "                         (default: its only one); --input VALUE holds\n"
-    "                         each other input (default 0)\n"
+    "      --cpu-input=[DEVICE=]INPUT  the --model's input a device's power\n"
+    "                         adds to (default: its only one); --input VALUE\n"
+    "                         holds each input (default 0)\n"
+    "      --weight=DEVICE=N  a device's weight in the allocator's split\n"
     "\n"
     "Live:\n"
     "      --sysfs=DIR        keep DIR/class/thermal, DIR/class/hwmon and cpufreq\n"
@@ -183,10 +184,10 @@ static int check_closed_loop(struct settings *s)
 {
     const struct governor_settings *g = &s->gov;
     int any = g->npolicies || g->opp || !isnan(g->limit) || !isnan(g->idle_w) || g->load != 1 ||
-              g->scheduled || g->zone_sensor || g->cpu_input;
+              g->scheduled || g->zone_sensor || g->ncpu_inputs || g->nweights;
     if (!any)
         return -1;
-    if ((g->zone_sensor || g->cpu_input) && !s->model.path)
+    if ((g->zone_sensor || g->ncpu_inputs) && !s->model.path)
         return usage_error("%s", "--zone-sensor and --cpu-input name a --model's sensor and input");
     if (!g->npolicies || !g->opp)
         return usage_error("%s", "a closed loop wants --policy (one or several) and --opp");
@@ -225,7 +226,7 @@ static int check_model(struct settings *s)
                            "--inputs-csv, --leakage, --schedule, --steady, --trip, --duration, "
                            "--period, --noise, --ar, --quantum, --ambient, --seed, -o)",
                            s->not_for_model);
-    if (s->gov.npolicies || s->gov.opp || s->gov.zone_sensor || s->gov.cpu_input) {
+    if (s->gov.npolicies || s->gov.opp || s->gov.zone_sensor || s->gov.ncpu_inputs) {
         if (s->model.nschedules || s->steady || isfinite(s->model.trip) || s->model.leakage ||
             s->model.owned_specs)
             return usage_error("%s", "in a closed loop the governor sets the CPUs' power and "
@@ -260,7 +261,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
         O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
         O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE, O_POLICY, O_OPP,
-        O_LOAD, O_IDLE_POWER, O_LIMIT, O_ZONE_SENSOR, O_CPU_INPUT,
+        O_LOAD, O_IDLE_POWER, O_LIMIT, O_ZONE_SENSOR, O_CPU_INPUT, O_WEIGHT,
     };
     static const struct option options[] = {
         {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
@@ -287,6 +288,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         {"limit", required_argument, NULL, O_LIMIT},
         {"zone-sensor", required_argument, NULL, O_ZONE_SENSOR},
         {"cpu-input", required_argument, NULL, O_CPU_INPUT},
+        {"weight", required_argument, NULL, O_WEIGHT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
@@ -445,7 +447,22 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
             break;
         case O_OPP: s->gov.opp = optarg; break;
         case O_ZONE_SENSOR: s->gov.zone_sensor = optarg; break;
-        case O_CPU_INPUT: s->gov.cpu_input = optarg; break;
+        case O_CPU_INPUT:
+        case O_WEIGHT: {
+            const char **list = c == O_CPU_INPUT ? s->gov.cpu_input : s->gov.weight;
+            size_t *n = c == O_CPU_INPUT ? &s->gov.ncpu_inputs : &s->gov.nweights;
+            const char *eq = strchr(optarg, '=');
+            if (*n == TB_GOV_MAX_DEVICES || (c == O_WEIGHT && (!eq || eq == optarg ||
+                                                                tb_cli_number(eq + 1, &x) < 0 ||
+                                                                x != floor(x) || x < 0 || x > 1e6)))
+                return usage_error(c == O_CPU_INPUT ? "--cpu-input wants [DEVICE=]INPUT, one a device "
+                                                      "(at most 4), not '%s'"
+                                                    : "--weight wants DEVICE=N, N a whole number from 0 "
+                                                      "(the device tree's contribution), at most 4, not '%s'",
+                                   optarg);
+            list[(*n)++] = optarg;
+            break;
+        }
         case O_LOAD:
             if (strstr(optarg, "frame")) {   /* a schedule of windows */
                 char err[TB_ERRMAX];
@@ -851,7 +868,7 @@ static void say_board(const struct settings *s, const struct live_governor *lg)
                 "cpufreq of 2 CPUs, tbsim/work_done (the operations done), tbsim/load (the CPUs' "
                 "busy share, for a benchmark to write), ", lg->name,
                 lg->policy.governor == TB_GOV_STEP_WISE ? "step_wise" : "power_allocator",
-                lg->table.n - 1);
+                lg->table->n - 1);
     else
         fprintf(stderr, ", a cooling device (cur_state 0 to %d, a quarter of the power off each), "
                 "hwmon0 (tbsim), cpufreq of 2 CPUs, ", SYSFS_MAX_STATE);
@@ -979,47 +996,18 @@ fail:
     return TB_EXIT_OUTPUT;
 }
 
-/* The index of NAME (OPTION's) among the model's N NAMES, or of the only
- * one for NULL; -1 said. */
-static ssize_t model_name(const char *option, const char *name, char *const *names, size_t n,
-                          const char *what)
-{
-    if (!name && n == 1)
-        return 0;
-    for (size_t k = 0; name && k < n; k++)
-        if (strcmp(names[k], name) == 0)
-            return (ssize_t)k;
-    if (name)
-        fprintf(stderr, "tb-sim: %s %s: the model has no %s %s (it has", option, name, what, name);
-    else
-        fprintf(stderr, "tb-sim: the model has %zu %ss: name the one meant with %s (it has", n,
-                what, option);
-    for (size_t k = 0; k < n; k++)
-        fprintf(stderr, " %s", names[k]);
-    fputs(")\n", stderr);
-    return -1;
-}
-
-/* --model --policy: the model's zone sensor under the governor, the CPUs'
- * power into its CPU input, every other input held at its --input. */
+/* --model --policy: the model's zone sensor under the governor, each
+ * input at its --input value, the CPUs' power added to theirs. */
 static int model_governor(struct settings *s, const tb_ident_model *m)
 {
-    ssize_t zone = model_name("--zone-sensor", s->gov.zone_sensor, m->sensors, m->nsensors, "sensor");
-    ssize_t drive = model_name("--cpu-input", s->gov.cpu_input, m->inputs, m->ninputs, "input");
-    if (zone < 0 || drive < 0)
+    ssize_t zone = sim_model_index("--zone-sensor", s->gov.zone_sensor, m->sensors, m->nsensors,
+                                   "sensor");
+    if (zone < 0)
         return TB_EXIT_INPUT;
     double held[TB_IDENT_MAX_INPUTS] = {0};
-    for (size_t k = 0; k < s->model.nprofiles; k++) {
-        const struct input_profile *p = &s->model.profile[k];
-        if (p->input == (size_t)drive) {
-            fprintf(stderr, "tb-sim: --input %s: the governor sets the CPUs' input %s (their "
-                    "idle power is --idle-power)\n", p->spec, m->inputs[drive]);
-            return TB_EXIT_INPUT;
-        }
-        held[p->input] = p->value;
-    }
-    tb_closed_loop board = {.model = m, .zone = (size_t)zone, .drive = (size_t)drive,
-                            .held = held, .ambient_c = s->ambient};
+    for (size_t k = 0; k < s->model.nprofiles; k++)
+        held[s->model.profile[k].input] = s->model.profile[k].value;
+    tb_closed_loop board = {.model = m, .zone = (size_t)zone, .held = held, .ambient_c = s->ambient};
     return governor_main(&s->gov, &board, s->duration, s->period_ms / 1000, s->output, s->metas,
                          s->nmetas);
 }

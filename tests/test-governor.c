@@ -467,7 +467,6 @@ static void closed_loop_model(void)
     p.trip_c[0] = 90;
     tb_governor_init(&g, &p, &dev, 1, err, sizeof err);
     held[1] = 1;
-    held[0] = 99;   /* (the governed input's: not read) */
     tr.zone.n = 0;
     tb_closed_loop_run(&c, &g, keep_both, &tr, &sm);
     double wz = 0, wo = 0;
@@ -484,7 +483,7 @@ static void closed_loop_model(void)
     c.zone = 2;
     ok(tb_closed_loop_run(&c, &g, NULL, NULL, &sm) == -1, "a zone sensor the model lacks: refused");
     c.zone = 0;
-    c.drive = 2;
+    c.drive[0] = 2;
     ok(tb_closed_loop_run(&c, &g, NULL, NULL, &sm) == -1, "a governed input the model lacks: refused");
 }
 
