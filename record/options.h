@@ -16,6 +16,8 @@ enum record_exit {
     RECORD_EXIT_FAILURE = 125,      /* usage, a sensor, the output */
     RECORD_EXIT_CANNOT_EXEC = 126,  /* the benchmark cannot be executed */
     RECORD_EXIT_NOT_FOUND = 127,    /* the benchmark does not exist */
+    RECORD_EXIT_READER_GONE = 141,  /* -O -'s reader closed it (128 + SIGPIPE):
+                                       the benchmark stopped, not a failure */
     /* --compat=thermobench, or called as thermobench: its statuses */
     RECORD_EXIT_TB_FAILURE = 1,     /* a bad spec, a sensor, the output */
     RECORD_EXIT_TB_USAGE = 64,      /* a bad command line (argp's EX_USAGE) */

@@ -130,6 +130,7 @@ struct recorder {
     int64_t armed;              /* when timer_fd fires next */
     int64_t t0_ns;
     int write_failed;
+    int reader_gone;            /* -O -'s reader closed it: nothing more to write */
     FILE *echo;                 /* where other benchmark lines go */
     uint64_t rng;
     long long samples, missed, rows;
@@ -158,7 +159,9 @@ static void write_cells(struct recorder *r, int64_t t)
     if (r->write_failed)
         return;
     if (csvw_row(&r->out, t, t - r->t0_ns, r->cells) < 0) {
-        fprintf(stderr, "tb-record: %s: write error: %s\n", r->out.path, strerror(errno));
+        r->reader_gone = errno == EPIPE && r->out.is_stdout;   /* (its answer is known) */
+        if (!r->reader_gone)
+            fprintf(stderr, "tb-record: %s: write error: %s\n", r->out.path, strerror(errno));
         r->write_failed = 1;
     }
     r->rows++;
@@ -1113,9 +1116,14 @@ int main(int argc, char **argv)
     r.out.order = r.order;
     if (csvw_preamble(&r.out, argc, argv, s.no_meta, s.period_ms, s.metas, s.nmetas,
                       r.headers, r.ncols) < 0) {
+        int gone = errno == EPIPE && r.out.is_stdout;
         snprintf(err, sizeof err, "%s: write error: %s", path, strerror(errno));
         csvw_discard(&r.out);
-        goto fail;
+        if (!gone)
+            goto fail;
+        fputs("tb-record: the reader of standard output closed it before the run began\n", stderr);
+        status = RECORD_EXIT_READER_GONE;
+        goto out;
     }
     for (size_t h = 0; h < r.nhelpers; h++) {
         if (process_start_shell(&r.helpers[h].proc, r.helpers[h].spec->cmd, err, sizeof err) < 0) {
@@ -1192,13 +1200,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "tb-record: %lld sampling deadline%s missed (sampled late, at their "
                 "true time): the system was too busy\n", r.missed, r.missed == 1 ? "" : "s");
     if (csvw_close(&r.out) < 0 && !r.write_failed) {
-        fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
+        r.reader_gone = errno == EPIPE && r.out.is_stdout;
+        if (!r.reader_gone)
+            fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
         r.write_failed = 1;
     }
     if (!r.write_failed && !csvw_still_there(&r.out)) {
         fprintf(stderr, "tb-record: %s: removed or replaced during the run (its directory "
                 "too?): the rows recorded are lost\n", path);
         r.write_failed = 1;
+    }
+    if (r.reader_gone) {
+        fprintf(stderr, "tb-record: the reader of standard output closed it: %s, nothing more "
+                "written\n", r.have_bench ? "the benchmark stopped" : "the run ended");
+        status = RECORD_EXIT_READER_GONE;
+        goto out;
     }
     if (r.write_failed)
         status = failure;
