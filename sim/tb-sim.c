@@ -254,256 +254,250 @@ static int check_model(struct settings *s)
     return -1;
 }
 
-static int parse_arguments(int argc, char **argv, struct settings *s)
-{
-    enum {
-        O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
-        O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
-        O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
-        O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE, O_POLICY, O_OPP,
-        O_LOAD, O_IDLE_POWER, O_LIMIT, O_ZONE_SENSOR, O_CPU_INPUT, O_WEIGHT,
-    };
-    static const struct option options[] = {
-        {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
-        {"foster", required_argument, NULL, O_FOSTER}, {"cauer", required_argument, NULL, O_CAUER},
-        {"power", required_argument, NULL, O_POWER}, {"power-onoff", required_argument, NULL, O_ONOFF},
-        {"power-csv", required_argument, NULL, O_PCSV}, {"ambient", required_argument, NULL, O_AMBIENT},
-        {"duration", required_argument, NULL, O_DURATION}, {"period", required_argument, NULL, 'p'},
-        {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, O_SEED},
-        {"sensors", required_argument, NULL, O_SENSORS}, {"quantum", required_argument, NULL, O_QUANTUM},
-        {"noise", required_argument, NULL, O_NOISE}, {"ar", required_argument, NULL, O_AR},
-        {"jitter", required_argument, NULL, O_JITTER}, {"ambient-drift", required_argument, NULL, O_DRIFT},
-        {"ambient-every", required_argument, NULL, O_AMB_EVERY}, {"work", required_argument, NULL, O_WORK},
-        {"dropout", required_argument, NULL, O_DROPOUT}, {"sysfs", required_argument, NULL, O_SYSFS},
-        {"speed", required_argument, NULL, O_SPEED}, {"meta", required_argument, NULL, O_META},
-        {"network", required_argument, NULL, O_NETWORK},
-        {"network-column", required_argument, NULL, O_NETWORK_COLUMN},
-        {"steady", no_argument, NULL, O_STEADY},
-        {"model", required_argument, NULL, O_MODEL}, {"input", required_argument, NULL, O_INPUT},
-        {"inputs-csv", required_argument, NULL, O_INPUTS_CSV},
-        {"leakage", required_argument, NULL, O_LEAKAGE},
-        {"schedule", required_argument, NULL, O_SCHEDULE}, {"trip", required_argument, NULL, O_TRIP},
-        {"policy", required_argument, NULL, O_POLICY}, {"opp", required_argument, NULL, O_OPP},
-        {"load", required_argument, NULL, O_LOAD}, {"idle-power", required_argument, NULL, O_IDLE_POWER},
-        {"limit", required_argument, NULL, O_LIMIT},
-        {"zone-sensor", required_argument, NULL, O_ZONE_SENSOR},
-        {"cpu-input", required_argument, NULL, O_CPU_INPUT},
-        {"weight", required_argument, NULL, O_WEIGHT},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
-    };
-    int c;
-    double x, y;
-    char err[TB_ERRMAX];
+/* tb-sim's long options; an option's parser gives -1 (taken), NOT_MINE,
+ * or the usage error's status. */
+enum option_code {
+    O_TINF = 256, O_TERM, O_FOSTER, O_CAUER, O_POWER, O_ONOFF, O_PCSV, O_AMBIENT, O_DURATION,
+    O_SEED, O_SENSORS, O_QUANTUM, O_NOISE, O_AR, O_JITTER, O_DRIFT, O_AMB_EVERY, O_WORK,
+    O_DROPOUT, O_SYSFS, O_SPEED, O_META, O_NETWORK, O_NETWORK_COLUMN, O_STEADY,
+    O_MODEL, O_INPUT, O_SCHEDULE, O_TRIP, O_INPUTS_CSV, O_LEAKAGE, O_POLICY, O_OPP,
+    O_LOAD, O_IDLE_POWER, O_LIMIT, O_ZONE_SENSOR, O_CPU_INPUT, O_WEIGHT,
+};
+#define NOT_MINE (-2)
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:o:hV", options, NULL)) != -1) {
-        switch (c) {
-        case O_TINF:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->tinf) < 0 || !temperature_ok(s->tinf))
-                return usage_error("--tinf wants a temperature from absolute zero to 1000 °C "
-                                   "(55, 55C, 328.15K), not '%s'", optarg);
-            s->have_tinf = 1;
-            break;
-        case O_TERM:
-            if (parse_pair(optarg, &x, &y) < 0 || !(y >= 1e-3 && y <= 3e6) ||
-                !(fabs(x) <= TB_TEMP_MAX) || s->nterms == TB_FIT_MAX_ORDER)
-                return usage_error("--term wants K,TAU with |K| up to 1000 °C and TAU from 1 ms "
-                                   "to 3e6 s, at most 4 of them, not '%s'", optarg);
-            s->term_k[s->nterms] = x;
-            s->term_tau[s->nterms++] = y;
-            break;
-        case O_FOSTER:
-        case O_CAUER: {
-            int *n = c == O_FOSTER ? &s->nfoster : &s->ncauer;
-            if (parse_pair(optarg, &x, &y) < 0 || !(x > 0 && y > 0) || x > 1e4 ||
-                !(x * y >= 1e-3 && x * y <= 3e6) || *n == TB_FIT_MAX_ORDER)
-                return usage_error("--foster and --cauer want R,C, both positive (R up to 1e4 "
-                                   "K/W, RC from 1 ms to 3e6 s), at most 4 stages, not '%s'",
-                                   optarg);
-            s->net_r[*n] = x;
-            s->net_c[(*n)++] = y;
-            break;
-        }
-        case O_POWER:
-            s->not_for_model = "--power";
-            if (tb_cli_quantity_or_number(optarg, "W", &s->power) < 0 || s->power < 0 ||
-                s->power > TB_POWER_MAX)
-                return usage_error("--power wants watts up to 10 kW (4, 4W, 4000mW), not '%s'",
-                                   optarg);
-            break;
-        case O_ONOFF:
-            if (parse_pair(optarg, &s->on_s, &s->off_s) < 0 || !(s->on_s > 0) || !(s->off_s > 0))
-                return usage_error("--power-onoff wants ON,OFF seconds, not '%s'", optarg);
-            break;
-        case O_PCSV: s->power_csv = optarg; break;
-        case O_NETWORK: s->network = optarg; break;
-        case O_NETWORK_COLUMN: s->network_column = optarg; break;
-        case O_STEADY: s->steady = 1; break;
-        case O_MODEL: s->model.path = optarg; break;
-        case O_INPUTS_CSV:
-            if (model_read_inputs_csv(&s->model, optarg, err, sizeof err) < 0)
-                return usage_error("--inputs-csv: %s", err);
-            break;
-        case O_INPUT:
-            if (s->model.owned_specs)
-                return usage_error("%s", "--inputs-csv and --input both set the inputs: give one");
-            if (s->model.nprofiles == TB_IDENT_MAX_INPUTS)
-                return usage_error("at most %s --input", "16");
-            if (input_profile_parse(&s->model.profile[s->model.nprofiles], optarg, err,
-                                    sizeof err) < 0) {
-                input_profile_free(&s->model.profile[s->model.nprofiles]);
-                return usage_error("%s", err);
-            }
-            s->model.nprofiles++;
-            break;
-        case O_SCHEDULE:
-            if (s->model.nschedules == sizeof s->model.schedule / sizeof *s->model.schedule)
-                return usage_error("at most %s --schedule", "16");
-            s->model.schedule[s->model.nschedules++] = optarg;
-            break;
-        case O_LEAKAGE:
-            if (leakage_parse(&s->model, optarg, err, sizeof err) < 0)
-                return usage_error("%s", err);
-            break;
-        case O_TRIP:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->model.trip) < 0 ||
-                !temperature_ok(s->model.trip))
-                return usage_error("--trip wants a temperature, not '%s'", optarg);
-            break;
-        case O_AMBIENT:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->ambient) < 0 ||
-                !temperature_ok(s->ambient))
-                return usage_error("--ambient wants a temperature (25, 25C, 298.15K), not '%s'", optarg);
-            break;
-        case O_DURATION:
-            if (tb_parse_duration(optarg, &s->duration) < 0 || !(s->duration > 0))
-                return usage_error("--duration wants a time such as 90, 90s, 5min or 1h, not '%s'", optarg);
-            break;
-        case 'p':
-            if (tb_cli_number(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.01))
-                return usage_error("--period wants milliseconds, not '%s'", optarg);
-            break;
-        case 'o': s->output = optarg; break;
-        case O_SEED:
-            if (tb_cli_number(optarg, &x) < 0 || x < 0 || x != floor(x))
-                return usage_error("--seed wants a whole number, not '%s'", optarg);
-            s->seed = (unsigned long)x;
-            break;
-        case O_SENSORS:
-            s->not_for_model = "--sensors";
-            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > MAX_SENSORS)
-                return usage_error("--sensors wants 1 to 8, not '%s'", optarg);
-            s->sensors = (int)x;
-            break;
-        case O_QUANTUM:
-        case O_NOISE:
-        case O_JITTER:
-        case O_AMB_EVERY:
-        case O_WORK: {
-            if (c == O_JITTER || c == O_AMB_EVERY || c == O_WORK)
-                s->not_for_model = c == O_JITTER ? "--jitter" : c == O_WORK ? "--work"
-                                                                          : "--ambient-every";
-            double *dst = c == O_QUANTUM ? &s->quantum : c == O_NOISE ? &s->noise
-                        : c == O_JITTER ? &s->jitter_ms : c == O_AMB_EVERY ? &s->ambient_every
-                                                                            : &s->work_rate;
-            if (tb_cli_number(optarg, dst) < 0 || *dst < 0)
-                return usage_error("a number of 0 or more is wanted, not '%s'", optarg);
-            break;
-        }
-        case O_AR:
-            if (tb_cli_number(optarg, &s->ar) < 0 || !(s->ar >= 0 && s->ar < 1))
-                return usage_error("--ar wants 0 to below 1, not '%s'", optarg);
-            break;
-        case O_DROPOUT:
-            s->not_for_model = "--dropout";
-            if (tb_cli_number(optarg, &s->dropout) < 0 || !(s->dropout >= 0 && s->dropout < 1))
-                return usage_error("--dropout wants a probability below 1, not '%s'", optarg);
-            break;
-        case O_DRIFT:
-            s->not_for_model = "--ambient-drift";
-            if (tb_cli_number(optarg, &s->drift_per_h) < 0)
-                return usage_error("--ambient-drift wants °C per hour, not '%s'", optarg);
-            break;
-        case O_SYSFS: s->sysfs = optarg; break;
-        case O_META: {
-            const char *eq = strchr(optarg, '=');
-            size_t klen = eq ? (size_t)(eq - optarg) : 0;
-            if (!eq || klen == 0 || s->nmetas == 16 || strpbrk(optarg, "\r\n") ||
-                strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
-                return usage_error("--meta wants KEY=VALUE on one line (at most 16), not '%s'", optarg);
-            s->metas[s->nmetas++] = optarg;
-            break;
-        }
-        case O_SPEED:
-            s->not_for_model = "--speed";
-            if (tb_cli_number(optarg, &s->speed) < 0 || !(s->speed > 0))
-                return usage_error("--speed wants a positive number, not '%s'", optarg);
-            break;
-        case O_POLICY:
-            if (s->gov.npolicies == SIM_MAX_POLICIES)
-                return usage_error("at most 1024 --policy, not more: '%s'", optarg);
-            s->gov.policy[s->gov.npolicies++] = optarg;
-            break;
-        case O_OPP: s->gov.opp = optarg; break;
-        case O_ZONE_SENSOR: s->gov.zone_sensor = optarg; break;
-        case O_CPU_INPUT:
-        case O_WEIGHT: {
-            const char **list = c == O_CPU_INPUT ? s->gov.cpu_input : s->gov.weight;
-            size_t *n = c == O_CPU_INPUT ? &s->gov.ncpu_inputs : &s->gov.nweights;
-            const char *eq = strchr(optarg, '=');
-            if (*n == TB_GOV_MAX_DEVICES || (c == O_WEIGHT && (!eq || eq == optarg ||
-                                                                tb_cli_number(eq + 1, &x) < 0 ||
-                                                                x != floor(x) || x < 0 || x > 1e6)))
-                return usage_error(c == O_CPU_INPUT ? "--cpu-input wants [DEVICE=]INPUT, one a device "
-                                                      "(at most 4), not '%s'"
-                                                    : "--weight wants DEVICE=N, N a whole number from 0 "
-                                                      "(the device tree's contribution), at most 4, not '%s'",
-                                   optarg);
-            list[(*n)++] = optarg;
-            break;
-        }
-        case O_LOAD:
-            if (strstr(optarg, "frame")) {   /* a schedule of windows */
-                char err[TB_ERRMAX];
-                if (tb_load_schedule_parse(optarg, &s->gov.load_schedule, err, sizeof err) < 0)
-                    return usage_error("--load %s", err);
-                s->gov.scheduled = 1;
-                s->gov.load = s->gov.load_schedule.input[0][0];
-            } else if (tb_cli_number(optarg, &s->gov.load) < 0 || !(s->gov.load >= 0 && s->gov.load <= 1)) {
-                return usage_error("--load wants a share from 0 to 1 or a schedule ('frame 100ms; "
-                                   "40ms load=1; 60ms load=0'), not '%s'", optarg);
-            }
-            break;
-        case O_IDLE_POWER:
-            if (tb_cli_quantity_or_number(optarg, "W", &s->gov.idle_w) < 0 || !(s->gov.idle_w >= 0))
-                return usage_error("--idle-power wants a power (0.8, 800mW), not '%s'", optarg);
-            break;
-        case O_LIMIT:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->gov.limit) < 0 || !temperature_ok(s->gov.limit))
-                return usage_error("--limit wants a temperature, not '%s'", optarg);
-            break;
-        case 'h':
-            fputs(usage_text, stdout);
-            exit(TB_EXIT_OK);
-        case 'V':
-            puts("tb-sim (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            exit(TB_EXIT_OK);
-        case ':':
-            return usage_error("option '%s' needs an argument", argv[optind - 1]);
-        default:
-            return tb_cli_unknown_option("tb-sim", argv[optind - 1], options);
-        }
+/* The model's options: terms, a network, its power. */
+static int board_option(struct settings *s, int c, const char *arg)
+{
+    double x, y;
+    switch (c) {
+    case O_TINF:
+        if (tb_cli_quantity_or_number(arg, "C", &s->tinf) < 0 || !temperature_ok(s->tinf))
+            return usage_error("--tinf wants a temperature from absolute zero to 1000 °C "
+                               "(55, 55C, 328.15K), not '%s'", arg);
+        s->have_tinf = 1;
+        break;
+    case O_TERM:
+        if (parse_pair(arg, &x, &y) < 0 || !(y >= 1e-3 && y <= 3e6) ||
+            !(fabs(x) <= TB_TEMP_MAX) || s->nterms == TB_FIT_MAX_ORDER)
+            return usage_error("--term wants K,TAU with |K| up to 1000 °C and TAU from 1 ms "
+                               "to 3e6 s, at most 4 of them, not '%s'", arg);
+        s->term_k[s->nterms] = x;
+        s->term_tau[s->nterms++] = y;
+        break;
+    case O_FOSTER:
+    case O_CAUER: {
+        int *n = c == O_FOSTER ? &s->nfoster : &s->ncauer;
+        if (parse_pair(arg, &x, &y) < 0 || !(x > 0 && y > 0) || x > 1e4 ||
+            !(x * y >= 1e-3 && x * y <= 3e6) || *n == TB_FIT_MAX_ORDER)
+            return usage_error("--foster and --cauer want R,C, both positive (R up to 1e4 "
+                               "K/W, RC from 1 ms to 3e6 s), at most 4 stages, not '%s'",
+                               arg);
+        s->net_r[*n] = x;
+        s->net_c[(*n)++] = y;
+        break;
     }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!s->model.path && (s->model.nprofiles || s->model.nschedules || isfinite(s->model.trip) ||
-                           s->model.leakage))
-        return usage_error("%s", "--input, --schedule, --trip and --leakage drive a --model");
-    if (s->model.leakage && s->steady)
-        return usage_error("%s", "--leakage is for a run: --steady's table is of the linear model");
-    if (s->model.path)
-        return check_model(s);
+    case O_POWER:
+        s->not_for_model = "--power";
+        if (tb_cli_quantity_or_number(arg, "W", &s->power) < 0 || s->power < 0 ||
+            s->power > TB_POWER_MAX)
+            return usage_error("--power wants watts up to 10 kW (4, 4W, 4000mW), not '%s'",
+                               arg);
+        break;
+    case O_ONOFF:
+        if (parse_pair(arg, &s->on_s, &s->off_s) < 0 || !(s->on_s > 0) || !(s->off_s > 0))
+            return usage_error("--power-onoff wants ON,OFF seconds, not '%s'", arg);
+        break;
+    case O_PCSV: s->power_csv = arg; break;
+    case O_NETWORK: s->network = arg; break;
+    case O_NETWORK_COLUMN: s->network_column = arg; break;
+    case O_STEADY: s->steady = 1; break;
+    default:
+        return NOT_MINE;
+    }
+    return -1;
+}
+
+/* An identified model's options (--model and what drives it). */
+static int ident_option(struct settings *s, int c, const char *arg)
+{
+    char err[TB_ERRMAX];
+    switch (c) {
+    case O_MODEL: s->model.path = arg; break;
+    case O_INPUTS_CSV:
+        if (model_read_inputs_csv(&s->model, arg, err, sizeof err) < 0)
+            return usage_error("--inputs-csv: %s", err);
+        break;
+    case O_INPUT:
+        if (s->model.owned_specs)
+            return usage_error("%s", "--inputs-csv and --input both set the inputs: give one");
+        if (s->model.nprofiles == TB_IDENT_MAX_INPUTS)
+            return usage_error("at most %s --input", "16");
+        if (input_profile_parse(&s->model.profile[s->model.nprofiles], arg, err,
+                                sizeof err) < 0) {
+            input_profile_free(&s->model.profile[s->model.nprofiles]);
+            return usage_error("%s", err);
+        }
+        s->model.nprofiles++;
+        break;
+    case O_SCHEDULE:
+        if (s->model.nschedules == sizeof s->model.schedule / sizeof *s->model.schedule)
+            return usage_error("at most %s --schedule", "16");
+        s->model.schedule[s->model.nschedules++] = arg;
+        break;
+    case O_LEAKAGE:
+        if (leakage_parse(&s->model, arg, err, sizeof err) < 0)
+            return usage_error("%s", err);
+        break;
+    case O_TRIP:
+        if (tb_cli_quantity_or_number(arg, "C", &s->model.trip) < 0 ||
+            !temperature_ok(s->model.trip))
+            return usage_error("--trip wants a temperature, not '%s'", arg);
+        break;
+    default:
+        return NOT_MINE;
+    }
+    return -1;
+}
+
+/* A run's options: sampling, noise, metadata, the live board. */
+static int run_option(struct settings *s, int c, const char *arg)
+{
+    double x;
+    switch (c) {
+    case O_AMBIENT:
+        if (tb_cli_quantity_or_number(arg, "C", &s->ambient) < 0 ||
+            !temperature_ok(s->ambient))
+            return usage_error("--ambient wants a temperature (25, 25C, 298.15K), not '%s'", arg);
+        break;
+    case O_DURATION:
+        if (tb_parse_duration(arg, &s->duration) < 0 || !(s->duration > 0))
+            return usage_error("--duration wants a time such as 90, 90s, 5min or 1h, not '%s'", arg);
+        break;
+    case 'p':
+        if (tb_cli_number(arg, &s->period_ms) < 0 || !(s->period_ms >= 0.01))
+            return usage_error("--period wants milliseconds, not '%s'", arg);
+        break;
+    case 'o': s->output = arg; break;
+    case O_SEED:
+        if (tb_cli_number(arg, &x) < 0 || x < 0 || x != floor(x))
+            return usage_error("--seed wants a whole number, not '%s'", arg);
+        s->seed = (unsigned long)x;
+        break;
+    case O_SENSORS:
+        s->not_for_model = "--sensors";
+        if (tb_cli_number(arg, &x) < 0 || x != floor(x) || x < 1 || x > MAX_SENSORS)
+            return usage_error("--sensors wants 1 to 8, not '%s'", arg);
+        s->sensors = (int)x;
+        break;
+    case O_QUANTUM:
+    case O_NOISE:
+    case O_JITTER:
+    case O_AMB_EVERY:
+    case O_WORK: {
+        if (c == O_JITTER || c == O_AMB_EVERY || c == O_WORK)
+            s->not_for_model = c == O_JITTER ? "--jitter" : c == O_WORK ? "--work"
+                                                                      : "--ambient-every";
+        double *dst = c == O_QUANTUM ? &s->quantum : c == O_NOISE ? &s->noise
+                    : c == O_JITTER ? &s->jitter_ms : c == O_AMB_EVERY ? &s->ambient_every
+                                                                        : &s->work_rate;
+        if (tb_cli_number(arg, dst) < 0 || *dst < 0)
+            return usage_error("a number of 0 or more is wanted, not '%s'", arg);
+        break;
+    }
+    case O_AR:
+        if (tb_cli_number(arg, &s->ar) < 0 || !(s->ar >= 0 && s->ar < 1))
+            return usage_error("--ar wants 0 to below 1, not '%s'", arg);
+        break;
+    case O_DROPOUT:
+        s->not_for_model = "--dropout";
+        if (tb_cli_number(arg, &s->dropout) < 0 || !(s->dropout >= 0 && s->dropout < 1))
+            return usage_error("--dropout wants a probability below 1, not '%s'", arg);
+        break;
+    case O_DRIFT:
+        s->not_for_model = "--ambient-drift";
+        if (tb_cli_number(arg, &s->drift_per_h) < 0)
+            return usage_error("--ambient-drift wants °C per hour, not '%s'", arg);
+        break;
+    case O_SYSFS: s->sysfs = arg; break;
+    case O_META: {
+        const char *eq = strchr(arg, '=');
+        size_t klen = eq ? (size_t)(eq - arg) : 0;
+        if (!eq || klen == 0 || s->nmetas == 16 || strpbrk(arg, "\r\n") ||
+            strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
+            return usage_error("--meta wants KEY=VALUE on one line (at most 16), not '%s'", arg);
+        s->metas[s->nmetas++] = arg;
+        break;
+    }
+    case O_SPEED:
+        s->not_for_model = "--speed";
+        if (tb_cli_number(arg, &s->speed) < 0 || !(s->speed > 0))
+            return usage_error("--speed wants a positive number, not '%s'", arg);
+        break;
+    default:
+        return NOT_MINE;
+    }
+    return -1;
+}
+
+/* The closed loop's options. */
+static int governor_option(struct settings *s, int c, const char *arg)
+{
+    double x;
+    switch (c) {
+    case O_POLICY:
+        if (s->gov.npolicies == SIM_MAX_POLICIES)
+            return usage_error("at most 1024 --policy, not more: '%s'", arg);
+        s->gov.policy[s->gov.npolicies++] = arg;
+        break;
+    case O_OPP: s->gov.opp = arg; break;
+    case O_ZONE_SENSOR: s->gov.zone_sensor = arg; break;
+    case O_CPU_INPUT:
+    case O_WEIGHT: {
+        const char **list = c == O_CPU_INPUT ? s->gov.cpu_input : s->gov.weight;
+        size_t *n = c == O_CPU_INPUT ? &s->gov.ncpu_inputs : &s->gov.nweights;
+        const char *eq = strchr(arg, '=');
+        if (*n == TB_GOV_MAX_DEVICES || (c == O_WEIGHT && (!eq || eq == arg ||
+                                                            tb_cli_number(eq + 1, &x) < 0 ||
+                                                            x != floor(x) || x < 0 || x > 1e6)))
+            return usage_error(c == O_CPU_INPUT ? "--cpu-input wants [DEVICE=]INPUT, one a device "
+                                                  "(at most 4), not '%s'"
+                                                : "--weight wants DEVICE=N, N a whole number from 0 "
+                                                  "(the device tree's contribution), at most 4, not '%s'",
+                               arg);
+        list[(*n)++] = arg;
+        break;
+    }
+    case O_LOAD:
+        if (strstr(arg, "frame")) {   /* a schedule of windows */
+            char err[TB_ERRMAX];
+            if (tb_load_schedule_parse(arg, &s->gov.load_schedule, err, sizeof err) < 0)
+                return usage_error("--load %s", err);
+            s->gov.scheduled = 1;
+            s->gov.load = s->gov.load_schedule.input[0][0];
+        } else if (tb_cli_number(arg, &s->gov.load) < 0 || !(s->gov.load >= 0 && s->gov.load <= 1)) {
+            return usage_error("--load wants a share from 0 to 1 or a schedule ('frame 100ms; "
+                               "40ms load=1; 60ms load=0'), not '%s'", arg);
+        }
+        break;
+    case O_IDLE_POWER:
+        if (tb_cli_quantity_or_number(arg, "W", &s->gov.idle_w) < 0 || !(s->gov.idle_w >= 0))
+            return usage_error("--idle-power wants a power (0.8, 800mW), not '%s'", arg);
+        break;
+    case O_LIMIT:
+        if (tb_cli_quantity_or_number(arg, "C", &s->gov.limit) < 0 || !temperature_ok(s->gov.limit))
+            return usage_error("--limit wants a temperature, not '%s'", arg);
+        break;
+    default:
+        return NOT_MINE;
+    }
+    return -1;
+}
+
+/* The model given one way, a network read, and the run's options
+ * together: -1 when they hold, else an exit status. */
+static int check_board(struct settings *s)
+{
+    char err[TB_ERRMAX];
     if (s->network_column && !s->network)
         return usage_error("%s", "--network-column needs --network");
     if (s->network && (s->nfoster > 0 || s->ncauer > 0 || s->nterms > 0))
@@ -541,6 +535,78 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                                              sizeof err) < 0)
         return usage_error("--power-csv: %s", err);
     return -1;
+}
+
+static int parse_arguments(int argc, char **argv, struct settings *s)
+{
+    static const struct option options[] = {
+        {"tinf", required_argument, NULL, O_TINF}, {"term", required_argument, NULL, O_TERM},
+        {"foster", required_argument, NULL, O_FOSTER}, {"cauer", required_argument, NULL, O_CAUER},
+        {"power", required_argument, NULL, O_POWER}, {"power-onoff", required_argument, NULL, O_ONOFF},
+        {"power-csv", required_argument, NULL, O_PCSV}, {"ambient", required_argument, NULL, O_AMBIENT},
+        {"duration", required_argument, NULL, O_DURATION}, {"period", required_argument, NULL, 'p'},
+        {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, O_SEED},
+        {"sensors", required_argument, NULL, O_SENSORS}, {"quantum", required_argument, NULL, O_QUANTUM},
+        {"noise", required_argument, NULL, O_NOISE}, {"ar", required_argument, NULL, O_AR},
+        {"jitter", required_argument, NULL, O_JITTER}, {"ambient-drift", required_argument, NULL, O_DRIFT},
+        {"ambient-every", required_argument, NULL, O_AMB_EVERY}, {"work", required_argument, NULL, O_WORK},
+        {"dropout", required_argument, NULL, O_DROPOUT}, {"sysfs", required_argument, NULL, O_SYSFS},
+        {"speed", required_argument, NULL, O_SPEED}, {"meta", required_argument, NULL, O_META},
+        {"network", required_argument, NULL, O_NETWORK},
+        {"network-column", required_argument, NULL, O_NETWORK_COLUMN},
+        {"steady", no_argument, NULL, O_STEADY},
+        {"model", required_argument, NULL, O_MODEL}, {"input", required_argument, NULL, O_INPUT},
+        {"inputs-csv", required_argument, NULL, O_INPUTS_CSV},
+        {"leakage", required_argument, NULL, O_LEAKAGE},
+        {"schedule", required_argument, NULL, O_SCHEDULE}, {"trip", required_argument, NULL, O_TRIP},
+        {"policy", required_argument, NULL, O_POLICY}, {"opp", required_argument, NULL, O_OPP},
+        {"load", required_argument, NULL, O_LOAD}, {"idle-power", required_argument, NULL, O_IDLE_POWER},
+        {"limit", required_argument, NULL, O_LIMIT},
+        {"zone-sensor", required_argument, NULL, O_ZONE_SENSOR},
+        {"cpu-input", required_argument, NULL, O_CPU_INPUT},
+        {"weight", required_argument, NULL, O_WEIGHT},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":p:o:hV", options, NULL)) != -1) {
+        int st = board_option(s, c, optarg);
+        if (st == NOT_MINE)
+            st = ident_option(s, c, optarg);
+        if (st == NOT_MINE)
+            st = run_option(s, c, optarg);
+        if (st == NOT_MINE)
+            st = governor_option(s, c, optarg);
+        if (st != NOT_MINE) {
+            if (st >= 0)
+                return st;
+            continue;
+        }
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(TB_EXIT_OK);
+        case 'V':
+            puts("tb-sim (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            exit(TB_EXIT_OK);
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            return tb_cli_unknown_option("tb-sim", argv[optind - 1], options);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!s->model.path && (s->model.nprofiles || s->model.nschedules || isfinite(s->model.trip) ||
+                           s->model.leakage))
+        return usage_error("%s", "--input, --schedule, --trip and --leakage drive a --model");
+    if (s->model.leakage && s->steady)
+        return usage_error("%s", "--leakage is for a run: --steady's table is of the linear model");
+    if (s->model.path)
+        return check_model(s);
+    return check_board(s);
 }
 
 /* --- the model ---------------------------------------------------------------- */
