@@ -21,6 +21,7 @@ struct run_column {
     uint32_t *rows;     /* NULL while the column is dense */
     size_t cap;         /* capacity of v (and rows) */
     double *t_owned;    /* times built from rows when the column is sparse */
+    size_t t_cap, t_n;  /* a follower's: capacity of t_owned, times made */
 };
 
 struct string_pair {

@@ -426,6 +426,7 @@ static void columns_finish(struct reader *r)
             snprintf(khz + len, sizeof khz - len, "%s%s", len ? ", " : "", c->name);
         }
         if (c->rows) {
+            free(c->t_owned);   /* a follower's times so far */
             if (!(c->t_owned = malloc(n * sizeof *c->t_owned))) {
                 fail(r, 0, "out of memory");
                 return;
@@ -478,54 +479,67 @@ static void comment_line(struct reader *r, char *s, size_t len)
         fail(r, r->line, "out of memory");
 }
 
+/* One physical line S of N bytes (its end of line included, except for a
+ * file's last line).  *OPEN_SINCE is the line a quoted cell still open
+ * began on (0: none). */
+static void read_line(struct reader *r, struct csv_parser *p, char *s, size_t n,
+                      size_t *open_since)
+{
+    int in_quote = *open_since != 0;
+
+    r->line++;
+    if (r->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        s += 3;   /* a UTF-8 byte order mark, as spreadsheets write */
+        n -= 3;
+    }
+    if (n == 0 || check_text(r, s, n) < 0)
+        return;
+    if (!in_quote && s[0] == '#') {
+        comment_line(r, s, n);
+        return;
+    }
+    if (!in_quote && is_blank(s, n))
+        return;
+    if (!in_quote && r->header_done && s[n - 1] != '\n') {
+        /* What a killed recorder leaves: the last number may be cut. */
+        warn(r, r->line, "last row has no end of line (cut short?): ignored");
+        return;
+    }
+    size_t ended = r->rows_ended;
+    if (csv_parse(p, s, n, on_cell, on_row_end, r) != n && !r->failed) {
+        if (csv_error(p) == CSV_EPARSE)
+            fail(r, r->line, "misplaced quote (a quoted cell must be \"...\" as a whole)");
+        else
+            fail(r, r->line, "%s", csv_strerror(csv_error(p)));
+    }
+    if (r->rows_ended == ended && s[n - 1] == '\n') {
+        if (!*open_since)
+            *open_since = r->line;
+    } else {
+        *open_since = 0;
+    }
+}
+
+/* The end of the input: a quoted cell left open is an error. */
+static void read_end(struct reader *r, struct csv_parser *p, size_t open_since)
+{
+    if (!r->failed && csv_fini(p, on_cell, on_row_end, r) != 0 && !r->failed)
+        fail(r, r->line, "unterminated quoted cell (opened on line %zu)",
+             open_since ? open_since : r->line);
+}
+
 static void read_lines(struct reader *r, FILE *f, struct csv_parser *p)
 {
     char *buf = NULL;
     size_t bufsize = 0, open_since = 0;
     ssize_t len;
 
-    while (!r->failed && (len = getline(&buf, &bufsize, f)) >= 0) {
-        char *s = buf;
-        size_t n = (size_t)len;
-        int in_quote = open_since != 0;
-
-        r->line++;
-        if (r->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
-            s += 3;   /* a UTF-8 byte order mark, as spreadsheets write */
-            n -= 3;
-        }
-        if (check_text(r, s, n) < 0)
-            break;
-        if (!in_quote && s[0] == '#') {
-            comment_line(r, s, n);
-            continue;
-        }
-        if (!in_quote && is_blank(s, n))
-            continue;
-        if (!in_quote && r->header_done && s[n - 1] != '\n') {
-            /* What a killed recorder leaves: the last number may be cut. */
-            warn(r, r->line, "last row has no end of line (cut short?): ignored");
-            continue;
-        }
-        size_t ended = r->rows_ended;
-        if (csv_parse(p, s, n, on_cell, on_row_end, r) != n && !r->failed) {
-            if (csv_error(p) == CSV_EPARSE)
-                fail(r, r->line, "misplaced quote (a quoted cell must be \"...\" as a whole)");
-            else
-                fail(r, r->line, "%s", csv_strerror(csv_error(p)));
-        }
-        if (r->rows_ended == ended && s[n - 1] == '\n') {
-            if (!open_since)
-                open_since = r->line;
-        } else {
-            open_since = 0;
-        }
-    }
+    while (!r->failed && (len = getline(&buf, &bufsize, f)) >= 0)
+        read_line(r, p, buf, (size_t)len, &open_since);
     if (!r->failed && ferror(f))
         fail(r, r->line + 1, "read error: %s", strerror(errno));
-    else if (!r->failed && csv_fini(p, on_cell, on_row_end, r) != 0 && !r->failed)
-        fail(r, r->line, "unterminated quoted cell (opened on line %zu)",
-             open_since ? open_since : r->line);
+    else
+        read_end(r, p, open_since);
     free(buf);
 }
 
@@ -534,48 +548,211 @@ tb_read_options tb_read_default_options(void)
     return (tb_read_options){.normalise_units = 1};
 }
 
-tb_run *tb_run_read_stream(FILE *f, const char *name, const tb_read_options *opt,
-                           char *err, size_t errlen)
+/* A reader of a run named NAME, with its libcsv parser: 0, or -1 with
+ * a message in ERR. */
+static int reader_start(struct reader *r, struct csv_parser *p, const char *name,
+                        const tb_read_options *opt, char *err, size_t errlen)
 {
     tb_read_options defaults = tb_read_default_options();
-    struct reader r = {
+    *r = (struct reader){
         .name = name, .err = err, .errlen = errlen,
         .normalise = (opt ? opt : &defaults)->normalise_units,
     };
-    struct csv_parser p;
-
     if (errlen > 0)
         err[0] = '\0';
-    if (!(r.run = calloc(1, sizeof *r.run)) || !(r.run->source = strdup(name))) {
-        free(r.run);
+    if (!(r->run = calloc(1, sizeof *r->run)) || !(r->run->source = strdup(name))) {
+        free(r->run);
         snprintf(err, errlen, "%s: out of memory", name);
-        return NULL;
+        return -1;
     }
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL |
-                         CSV_EMPTY_IS_NULL) != 0) {
-        tb_run_free(r.run);
+    if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL |
+                        CSV_EMPTY_IS_NULL) != 0) {
+        tb_run_free(r->run);
         snprintf(err, errlen, "%s: out of memory", name);
-        return NULL;
+        return -1;
     }
-    read_lines(&r, f, &p);
-    csv_free(&p);
-    if (!r.failed && r.line == 0)
-        fail(&r, 1, "empty file");
-    else if (!r.failed && !r.header_done)
-        fail(&r, r.line, "no header line (only comments or blank lines)");
-    if (!r.failed)
-        columns_finish(&r);
+    return 0;
+}
 
-    for (size_t i = 0; i < r.nheader; i++)
-        free(r.header[i]);
-    free(r.header);
-    free(r.col_mul);
-    free(r.col_div);
-    if (r.failed) {
-        tb_run_free(r.run);
+/* The run read, or NULL after an error (its message in the reader's ERR);
+ * the reader and its parser are released either way. */
+static tb_run *reader_finish(struct reader *r, struct csv_parser *p)
+{
+    csv_free(p);
+    if (!r->failed && r->line == 0)
+        fail(r, 1, "empty file");
+    else if (!r->failed && !r->header_done)
+        fail(r, r->line, "no header line (only comments or blank lines)");
+    if (!r->failed)
+        columns_finish(r);
+
+    for (size_t i = 0; i < r->nheader; i++)
+        free(r->header[i]);
+    free(r->header);
+    free(r->col_mul);
+    free(r->col_div);
+    if (r->failed) {
+        tb_run_free(r->run);
         return NULL;
     }
-    return r.run;
+    return r->run;
+}
+
+tb_run *tb_run_read_stream(FILE *f, const char *name, const tb_read_options *opt,
+                           char *err, size_t errlen)
+{
+    struct reader r;
+    struct csv_parser p;
+
+    if (reader_start(&r, &p, name, opt, err, errlen) < 0)
+        return NULL;
+    read_lines(&r, f, &p);
+    return reader_finish(&r, &p);
+}
+
+/* --- a run followed as it is written ------------------------------------- */
+
+struct tb_run_follower {
+    struct reader r;
+    struct csv_parser p;
+    size_t open_since;
+    char *line;              /* the part of a line not yet ended */
+    size_t len, cap;
+    char err[TB_ERRMAX];
+};
+
+tb_run_follower *tb_run_follower_new(const char *name, const tb_read_options *opt,
+                                     char *err, size_t errlen)
+{
+    tb_run_follower *f = calloc(1, sizeof *f);
+    if (!f) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return NULL;
+    }
+    if (reader_start(&f->r, &f->p, name, opt, f->err, sizeof f->err) < 0) {
+        snprintf(err, errlen, "%s", f->err);
+        free(f);
+        return NULL;
+    }
+    f->r.name = f->r.run->source;   /* NAME need not outlive this call */
+    return f;
+}
+
+/* Keep the N bytes at S as the start of a line still to end. */
+static int follower_hold(tb_run_follower *f, const char *s, size_t n)
+{
+    if (f->len + n + 1 > f->cap) {
+        size_t cap = grown(f->len + n + 1);
+        char *nl = realloc(f->line, cap);
+        if (!nl)
+            return -1;
+        f->line = nl;
+        f->cap = cap;
+    }
+    memcpy(f->line + f->len, s, n);
+    f->len += n;
+    return 0;
+}
+
+int tb_run_follower_feed(tb_run_follower *f, const char *buf, size_t len)
+{
+    while (!f->r.failed && len > 0) {
+        const char *nl = memchr(buf, '\n', len);
+        size_t n = nl ? (size_t)(nl - buf) + 1 : len;
+        if (follower_hold(f, buf, n) < 0) {
+            fail(&f->r, f->r.line + 1, "out of memory");
+            break;
+        }
+        buf += n;
+        len -= n;
+        if (!nl)
+            break;
+        f->line[f->len] = '\0';
+        read_line(&f->r, &f->p, f->line, f->len, &f->open_since);
+        f->len = 0;
+    }
+    return f->r.failed ? -1 : 0;
+}
+
+/* Point every column at its points so far, without a copy: a sparse
+ * column's times are brought up to date from where they were. */
+static int follower_columns(tb_run_follower *f)
+{
+    tb_run *run = f->r.run;
+    for (size_t i = 0; i < run->ncols; i++) {
+        struct run_column *c = &run->cols[i];
+        if (i == 0) {
+            c->pub.n = run->nrows;
+            c->pub.t = c->pub.v = run->row_t;
+            continue;
+        }
+        c->pub.v = c->v;
+        if (!c->rows) {
+            c->pub.t = run->row_t;
+            continue;
+        }
+        if (c->t_cap < c->pub.n) {
+            double *nt = realloc(c->t_owned, c->cap * sizeof *nt);
+            if (!nt)
+                return -1;
+            c->t_owned = nt;
+            c->t_cap = c->cap;
+        }
+        for (; c->t_n < c->pub.n; c->t_n++)
+            c->t_owned[c->t_n] = run->row_t[c->rows[c->t_n]];
+        c->pub.t = c->t_owned;
+    }
+    return 0;
+}
+
+const tb_run *tb_run_follower_run(tb_run_follower *f)
+{
+    if (f->r.failed || !f->r.header_done)
+        return NULL;
+    if (follower_columns(f) < 0) {
+        fail(&f->r, f->r.line, "out of memory");
+        return NULL;
+    }
+    return f->r.run;
+}
+
+size_t tb_run_follower_lines(const tb_run_follower *f)
+{
+    return f->r.line;
+}
+
+const char *tb_run_follower_error(const tb_run_follower *f)
+{
+    return f->r.failed ? f->err : NULL;
+}
+
+tb_run *tb_run_follower_end(tb_run_follower *f, char *err, size_t errlen)
+{
+    if (!f->r.failed && f->len > 0) {   /* a last line without its end */
+        f->line[f->len] = '\0';
+        read_line(&f->r, &f->p, f->line, f->len, &f->open_since);
+    }
+    read_end(&f->r, &f->p, f->open_since);
+    tb_run *run = reader_finish(&f->r, &f->p);
+    snprintf(err, errlen, "%s", run ? "" : f->err);
+    free(f->line);
+    free(f);
+    return run;
+}
+
+void tb_run_follower_free(tb_run_follower *f)
+{
+    if (!f)
+        return;
+    csv_free(&f->p);
+    for (size_t i = 0; i < f->r.nheader; i++)
+        free(f->r.header[i]);
+    free(f->r.header);
+    free(f->r.col_mul);
+    free(f->r.col_div);
+    tb_run_free(f->r.run);
+    free(f->line);
+    free(f);
 }
 
 tb_run *tb_run_read(const char *path, const tb_read_options *opt,

@@ -91,6 +91,34 @@ tb_run *tb_run_read_stream(FILE *f, const char *name,
 /* Release a run; NULL is accepted. */
 void tb_run_free(tb_run *run);
 
+/*
+ * A run read as it is written (tb-fit --follow): bytes are fed as they
+ * arrive, in pieces of any size, and read a whole line at a time as
+ * tb_run_read() reads them.  Between feeds, tb_run_follower_run() gives
+ * the run so far (NULL before its header): the rows of every line ended,
+ * without a copy, valid until the next feed.  A frequency labelled Hz that
+ * is cpufreq's kHz is put right only by tb_run_follower_end().
+ */
+typedef struct tb_run_follower tb_run_follower;
+
+/* NULL with a message in ERR when memory runs out. */
+tb_run_follower *tb_run_follower_new(const char *name, const tb_read_options *opt,
+                                     char *err, size_t errlen);
+/* 0, or -1 after a line the reader refuses (tb_run_follower_error()). */
+int tb_run_follower_feed(tb_run_follower *f, const char *buf, size_t len);
+const tb_run *tb_run_follower_run(tb_run_follower *f);
+/* Lines read so far (ended ones). */
+size_t tb_run_follower_lines(const tb_run_follower *f);
+/* "NAME:LINE: why", or NULL while there is no error. */
+const char *tb_run_follower_error(const tb_run_follower *f);
+/* The end of the input: a last line without its end is read as
+ * tb_run_read() reads it, and the run is returned as it would have
+ * returned it (or NULL with ERR); F is released either way. */
+tb_run *tb_run_follower_end(tb_run_follower *f, char *err, size_t errlen);
+/* Release F and its run unfinished; NULL is accepted. */
+void tb_run_follower_free(tb_run_follower *f);
+
+
 /* The name the run was read under (the path, or "<stdin>"). */
 const char *tb_run_source(const tb_run *run);
 

@@ -337,6 +337,71 @@ static void test_units_and_summary(void)
     tb_run_free(run);
 }
 
+/* Whether the column I of SOME holds the first points of the one of ALL. */
+static int column_prefix(const tb_run *some, const tb_run *all, size_t i)
+{
+    const tb_column *a = tb_run_column(some, i), *b = tb_run_column(all, i);
+    if (a->n > b->n)
+        return 0;
+    for (size_t j = 0; j < a->n; j++)
+        if (a->t[j] != b->t[j] || a->v[j] != b->v[j])
+            return 0;
+    return 1;
+}
+
+/* A run fed in pieces of every size from 1 to 97 bytes: each look is a
+ * prefix of the run read whole, and its end is that run. */
+static void test_follower(void)
+{
+    static const char text[] =
+        "# started: 2026-12-06\n"
+        "time/ms,CPU_0_temp/°C,GPU_temp/°C,note\n"
+        "0,40.5,39.0,1\n100,41.0,,2\n200,41.5,39.5,\n300,42.0,,4\n"
+        "400,42.25,40.0,\"5\"\n500,42.5,40.25,6\n600,42.75,,7\n700,43.0,40.5,8\n"
+        "800,43.1,40.6,9";   /* a last line cut short */
+    tb_run *whole = read_text(text);
+    ok(whole && tb_run_rows(whole) == 8, "the run read whole: 8 rows");
+    int all_prefixes = 1, all_ends = 1, all_grow = 1;
+    for (size_t piece = 1; piece <= 97; piece++) {
+        tb_run_follower *f = tb_run_follower_new("<piece>", NULL, err, sizeof err);
+        size_t last_rows = 0;
+        for (size_t at = 0; f && at < sizeof text - 1; at += piece) {
+            size_t n = sizeof text - 1 - at < piece ? sizeof text - 1 - at : piece;
+            if (tb_run_follower_feed(f, text + at, n) < 0) {
+                all_prefixes = 0;
+                break;
+            }
+            const tb_run *so_far = tb_run_follower_run(f);
+            if (!so_far)
+                continue;
+            all_grow &= tb_run_rows(so_far) >= last_rows;
+            last_rows = tb_run_rows(so_far);
+            for (size_t i = 0; i < tb_run_ncolumns(so_far); i++)
+                all_prefixes &= column_prefix(so_far, whole, i);
+        }
+        tb_run *end = f ? tb_run_follower_end(f, err, sizeof err) : NULL;
+        int same = end && tb_run_rows(end) == 8 && tb_run_ncolumns(end) == 4;
+        for (size_t i = 0; same && i < 4; i++)
+            same = column_prefix(end, whole, i) && column_prefix(whole, end, i);
+        all_ends &= same && tb_run_nwarnings(end) == 1;
+        tb_run_free(end);
+    }
+    ok(all_prefixes, "fed in pieces of 1 to 97 bytes, every look is a prefix of the run");
+    ok(all_grow, "and the rows only grow");
+    ok(all_ends, "and its end is the run read whole, the cut last line warned of");
+    tb_run_free(whole);
+
+    tb_run_follower *f = tb_run_follower_new("<bad>", NULL, err, sizeof err);
+    ok(f && tb_run_follower_run(f) == NULL, "no run before the header");
+    static const char bad[] = "time/s,a\n0,1\n1,x\n2,3\n";
+    int rc = tb_run_follower_feed(f, bad, sizeof bad - 1);
+    ok(rc < 0 && tb_run_follower_error(f) &&
+       strstr(tb_run_follower_error(f), "<bad>:3: column 2 (a)") != NULL,
+       "a bad cell is named by its line: %s", tb_run_follower_error(f));
+    tb_run_follower_free(f);
+    tb_run_follower_free(NULL);
+}
+
 int main(void)
 {
     test_thermobench_run();
@@ -344,5 +409,6 @@ int main(void)
     test_format_details();
     test_errors();
     test_units_and_summary();
+    test_follower();
     return tap_done();
 }
