@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "exit_status.h"
+#include "follow.h"
 #include "output_file.h"
 #include "progress.h"
 #include "paths.h"
@@ -54,6 +55,8 @@ struct settings {
     const char *network;          /* --network FILE */
     const char *spectrum;         /* --spectrum FILE */
     const char *dts;              /* --dts FILE */
+    struct follow_settings follow;/* --follow: its path, or NULL */
+    const char *argv_first;       /* with --follow: a run given beside it */
 };
 
 /* The files written beside the report (--zth, --network, --spectrum):
@@ -139,6 +142,23 @@ static const char usage_text[] =
     "                         end from the run's benchmark_running column\n"
     "                         (tb-record --cooldown) or TIME\n"
     "\n"
+    "Following a run as it is written:\n"
+    "      --follow=FILE|-    read a growing run (as tail -f does, read again\n"
+    "                         from its start when replaced; until SIGINT or\n"
+    "                         SIGTERM) or standard input (to its end) and fit\n"
+    "                         it as it grows; on a terminal, a display of each\n"
+    "                         column's T∞, τ and flags; otherwise a line per\n"
+    "                         update; at the end, the final fit\n"
+    "      --every=TIME       an update each TIME of the run's data (default 1min)\n"
+    "      --until=DEG        stop once every column's T∞ is known to ±DEG:\n"
+    "                         looks at fixed data times (2min, x1.25 each, up\n"
+    "                         to --max), the level shared between them, never\n"
+    "                         on a flagged fit\n"
+    "      --max=TIME         with --until: stop here, T∞ not known (exit 1)\n"
+    "                         (default 1h)\n"
+    "  -o, --output=FILE      keep every row read in FILE, whole rows: a run\n"
+    "                         file for the other tools\n"
+    "\n"
     "Run length:\n"
     "      --run-length       fit growing prefixes of the run and report from\n"
     "                         which length T∞ stays within the tolerance\n"
@@ -164,6 +184,7 @@ enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
     OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING, OPT_SPECTRUM, OPT_DTS,
+    OPT_FOLLOW, OPT_EVERY, OPT_UNTIL, OPT_MAX,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -186,12 +207,37 @@ static const struct option own_options[] = {
     {"cooling", optional_argument, NULL, OPT_COOLING},
     {"spectrum", required_argument, NULL, OPT_SPECTRUM},
     {"dts", required_argument, NULL, OPT_DTS},
+    {"follow", required_argument, NULL, OPT_FOLLOW},
+    {"every", required_argument, NULL, OPT_EVERY},
+    {"until", required_argument, NULL, OPT_UNTIL},
+    {"max", required_argument, NULL, OPT_MAX},
+    {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* --follow's options: what goes with it, and its defaults. */
+static int check_follow(int argc, struct settings *s)
+{
+    if (optind < argc)
+        return usage_error("--follow reads one run, not '%s' too", s->argv_first);
+    if (s->run_length || s->shared_tau || s->cooling || s->power || !isnan(s->power_step) ||
+        isfinite(s->m.to) || s->jobs > 1)
+        return usage_error("%s", "--follow fits one run as it grows: not with --run-length, "
+                           "--shared-tau, --cooling, --power, --to or --jobs");
+    if (!isnan(s->follow.max) && isnan(s->follow.until))
+        return usage_error("%s", "--max goes with --until");
+    if (isnan(s->follow.every))
+        s->follow.every = 60;
+    if (isnan(s->follow.max))
+        s->follow.max = 3600;
+    s->follow.format = s->format;
+    s->follow.level = s->m.fit.level;
+    return -1;
+}
 
 static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
 {
@@ -200,7 +246,7 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
     double x;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:a:c:f:j:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:a:c:f:j:o:hV", options, NULL)) != -1) {
         if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
             if (rc < 0) {
                 return usage_error("%s", err);
@@ -285,6 +331,23 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             if (tb_parse_duration(optarg, &s->step) < 0 || !(s->step > 0))
                 return usage_error("--step wants a positive time, not '%s'", optarg);
             break;
+        case OPT_FOLLOW: s->follow.path = optarg; break;
+        case 'o': s->follow.keep = optarg; break;
+        case OPT_EVERY:
+            if (tb_parse_duration(optarg, &s->follow.every) < 0 || !(s->follow.every > 0))
+                return usage_error("--every wants a positive time, such as 30s, not '%s'", optarg);
+            break;
+        case OPT_UNTIL:
+            if (tb_cli_quantity_or_number(optarg, "C", &s->follow.until) < 0 ||
+                !(s->follow.until > 0))
+                return usage_error("--until wants a positive tolerance in °C, such as 0.5, "
+                                   "not '%s'", optarg);
+            break;
+        case OPT_MAX:
+            if (tb_parse_duration(optarg, &s->follow.max) < 0 || !(s->follow.max >= 120) ||
+                !isfinite(s->follow.max))
+                return usage_error("--max wants a time of at least 2min, not '%s'", optarg);
+            break;
         case 'f':
             if (strcmp(optarg, "text") == 0)
                 s->format = TB_FORMAT_TEXT;
@@ -311,6 +374,13 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             return tb_cli_unknown_option("tb-fit", argv[optind - 1], options);
         }
     }
+    if (s->follow.path) {
+        s->argv_first = optind < argc ? argv[optind] : NULL;
+        return check_follow(argc, s);
+    }
+    if (s->follow.keep || !isnan(s->follow.until) || !isnan(s->follow.every) ||
+        !isnan(s->follow.max))
+        return usage_error("%s", "-o, --every, --until and --max go with --follow");
     if (optind >= argc)
         return usage_error("%s", "no run given");
     if (tb_model_check(&s->m, err, sizeof err) < 0)
@@ -421,6 +491,39 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
     if (s->format == TB_FORMAT_TEXT)
         fputc('\n', out);
     return rc;
+}
+
+/* --follow's final fit: every column of A as tb-fit prints it. */
+static int report_analysis(void *ctx, FILE *out, const tb_analysis *a)
+{
+    const struct settings *s = ctx;
+    int rc = 0;
+    if (s->format == TB_FORMAT_CSV)
+        rc = tb_results_write_header(out, s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order);
+    else if (s->format == TB_FORMAT_JSON)
+        fputs("[", out);
+    for (size_t i = 0; i < tb_analysis_ncolumns(a); i++) {
+        const tb_analysed_column *c = tb_analysis_column(a, i);
+        if (!c->fit)
+            continue;   /* its error is among the analysis' messages */
+        struct settings one = *s;
+        one.m.fit.level = c->fit->level;
+        if (s->format == TB_FORMAT_JSON) {
+            const char *labels[TB_FIT_MAX_ORDER];
+            tb_fit_report r = {
+                .c = c, .tolerance = s->tolerance, .ambient = s->m.ambient,
+                .labels = tb_model_labels(&s->m, c->fit, c->series, labels),
+                .level = c->fit->level, .auto_order = s->m.auto_order,
+            };
+            rc |= tb_report_fit(out, s->format, &r, s->m.auto_order ? TB_FIT_MAX_ORDER
+                                                                      : s->m.fit.order, i == 0);
+        } else {
+            rc |= report_column(out, &one, c);
+        }
+    }
+    if (s->format == TB_FORMAT_JSON)
+        fputs("\n]\n", out);
+    return rc || ferror(out) ? -1 : 0;
 }
 
 static int check_strict(const struct settings *s, const tb_fit *fit, FILE *msg,
@@ -631,7 +734,8 @@ int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
                          .power_step = NAN, .idle_power = NAN, .trip = NAN, .max_ambient = NAN,
-                         .at_power = NAN, .switch_on = NAN, .load_end = NAN};
+                         .at_power = NAN, .switch_on = NAN, .load_end = NAN,
+                         .follow = {.every = NAN, .until = NAN, .max = NAN}};
     struct tb_paths paths = {0};
     tb_model_settings_init(&s.m);
     int status = parse_arguments(argc, argv, &s);
@@ -640,6 +744,18 @@ int main(int argc, char **argv)
         free(s.columns);
         free(s.work);
         tb_model_settings_free(&s.m);
+        return status;
+    }
+    if (s.follow.path) {
+        tb_analysis_options o = analysis_options(&s);
+        status = follow_run(&s.follow, &o, report_analysis, &s);
+        free(s.columns);
+        free(s.work);
+        tb_model_settings_free(&s.m);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            perror("tb-fit: write error");
+            return TB_EXIT_OUTPUT;
+        }
         return status;
     }
 #ifdef HAVE_OPENBLAS_SET_NUM_THREADS

@@ -558,6 +558,43 @@ const char *tb_term_label(const tb_fit *fit, size_t i, int j);
  * TOL of its T∞. */
 double tb_fit_settle_time(const tb_fit *fit, size_t i, double tol);
 
+/*
+ * The stopping rule of a followed run (tb-fit --follow --until): stop
+ * once T∞ is known to ±TOLERANCE, looking only at fixed data times (2
+ * minutes after the run's first row, growing by a quarter, the last at
+ * MAX), each look's interval at .look_level so that the interval of the
+ * look that stops covers T∞ with .level however many looks were made
+ * (Bonferroni).  A flagged fit never stops it.
+ */
+typedef struct tb_stop_rule {
+    double tolerance;     /* °C */
+    double max;           /* s of data: the last look */
+    double level;         /* of the promise, all looks together */
+    size_t looks;
+    double look_level;    /* of each look's intervals */
+} tb_stop_rule;
+
+enum tb_stop_verdict {
+    TB_STOP_GO_ON,        /* not known yet */
+    TB_STOP_KNOWN,        /* T∞ known to ±tolerance */
+    TB_STOP_NOT_KNOWN,    /* the last look, and still not known */
+};
+
+/* 0, or -1 for a tolerance or level out of range or MAX under 2 min. */
+int tb_stop_rule_init(tb_stop_rule *r, double tolerance, double max, double level);
+/* Data time (s after the first row) of look K (0-based); +∞ past the last. */
+double tb_stop_rule_time(const tb_stop_rule *r, size_t k);
+/* The verdict at look K on series I of FIT, fitted at .look_level to the
+ * run up to that look (NULL: the fit failed). */
+enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
+                                        const tb_fit *fit, size_t i);
+/* The larger half of series I's T∞ interval (+∞ without one). */
+double tb_stop_half_width(const tb_fit *fit, size_t i);
+/* A first guess of the data time still needed for that half to reach
+ * TOLERANCE: the slowest τ times ln(half / tolerance); 0 when it has, NaN
+ * without an interval. */
+double tb_stop_time_needed(const tb_fit *fit, size_t i, double tolerance);
+
 /* T∞ fitted to the first LENGTH seconds of a series. */
 typedef struct tb_prefix {
     double length;        /* s */

@@ -1,0 +1,87 @@
+/*
+ * stopping.c -- when a followed run's T∞ is known: tb-fit --follow --until.
+ *
+ * A rule checked again and again and stopped at its first success would
+ * promise its level once per look and keep it for none.  So the looks are
+ * few and fixed in advance (data times growing by a quarter, from 2
+ * minutes to --max), and the promise is split between them: each look's
+ * interval is at 1 − (1 − level)/looks, and by Bonferroni the interval of
+ * whichever look stops covers T∞ with at least the level asked.  The
+ * looks are of the data's own time, never the wall clock, so a recorded
+ * run fed at full speed stops at the row it would stop at live.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+
+#include "tbfit.h"
+
+#define STOP_FIRST_LOOK 120.0   /* s: a heat sink's τ twice over */
+#define STOP_LOOK_RATIO 1.25
+
+int tb_stop_rule_init(tb_stop_rule *r, double tolerance, double max, double level)
+{
+    if (!(tolerance > 0) || !isfinite(tolerance) || !(max >= STOP_FIRST_LOOK) ||
+        !isfinite(max) || !(level > 0 && level < 1))
+        return -1;
+    size_t looks = 1;
+    for (double t = STOP_FIRST_LOOK; t * (1 + 1e-9) < max; t *= STOP_LOOK_RATIO)
+        looks++;
+    *r = (tb_stop_rule){
+        .tolerance = tolerance, .max = max, .level = level, .looks = looks,
+        .look_level = 1 - (1 - level) / (double)looks,
+    };
+    return 0;
+}
+
+double tb_stop_rule_time(const tb_stop_rule *r, size_t k)
+{
+    if (k >= r->looks)
+        return INFINITY;
+    if (k + 1 == r->looks)
+        return r->max;
+    return STOP_FIRST_LOOK * pow(STOP_LOOK_RATIO, (double)k);
+}
+
+double tb_stop_half_width(const tb_fit *fit, size_t i)
+{
+    const tb_estimate *e = &fit->series[i].t_inf;
+    if (!isfinite(e->lo) || !isfinite(e->hi))
+        return INFINITY;
+    return fmax(e->hi - e->value, e->value - e->lo);
+}
+
+enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
+                                        const tb_fit *fit, size_t i)
+{
+    int last = k + 1 >= r->looks;
+    if (!fit || i >= fit->nseries)
+        return last ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
+    /* A flagged fit's interval may miss without saying so: never stop on
+     * one (extrapolated, degenerate, lack of fit, no interval...).  Not
+     * even on one that extrapolates by less than the tolerance: a mode
+     * slower than the run hides just so (bench/stopping). */
+    unsigned flags = fit->flags;
+    if (flags == 0 && fabs(fit->level - r->look_level) < 1e-12 &&
+        tb_stop_half_width(fit, i) <= r->tolerance)
+        return TB_STOP_KNOWN;
+    return last ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
+}
+
+double tb_stop_time_needed(const tb_fit *fit, size_t i, double tolerance)
+{
+    double half = tb_stop_half_width(fit, i);
+    double tau = fit->order >= 1 ? fit->tau[fit->order - 1].value : NAN;
+    if (!isfinite(half) || !isfinite(tau) || !(tau > 0))
+        return NAN;
+    /* What is left to learn of T∞ is the slowest term's remainder, which
+     * shrinks as e^(−t/τ): the interval with it, to a first guess, and
+     * what is extrapolated, to the 3 rmse that clear its flag. */
+    double need = half > tolerance ? tau * log(half / tolerance) : 0;
+    double rest = fabs(fit->series[i].remaining);
+    if ((fit->flags & TB_FIT_EXTRAPOLATED) && rest > 3 * fit->rmse && fit->rmse > 0)
+        need = fmax(need, tau * log(rest / (3 * fit->rmse)));
+    return need;
+}
