@@ -40,6 +40,7 @@ static void on_signal(int sig)
 struct followed {
     char *name;
     const char *unit;            /* points into the run: refreshed each look */
+    size_t index;                /* of its column in the run */
     int have_fit;
     tb_estimate t_inf;
     double tau[TB_FIT_MAX_ORDER];
@@ -51,13 +52,14 @@ struct followed {
     double known_at;             /* s of data; NaN while not known */
     size_t known_look;           /* the look it became known at, from 1 */
     int known_before;            /* the last look said known too */
-    double t_inf_before;         /* its T∞ then */
+    tb_estimate t_inf_before;    /* its T∞ then */
     double last;                 /* its newest value */
     char error[160];
 };
 
 struct follow {
     const struct follow_settings *fs;
+    const char *name;            /* of the input in messages */
     tb_analysis_options o;
     tb_run_follower *rf;
     FILE *keep;
@@ -97,6 +99,7 @@ static struct followed *followed_column(struct follow *st, const char *name)
 static void followed_update(struct follow *st, struct followed *c, const tb_analysed_column *ac)
 {
     c->unit = ac->column->unit;
+    c->index = ac->index;
     c->last = ac->column->n ? ac->column->v[ac->column->n - 1] : NAN;
     c->have_fit = ac->fit != NULL;
     if (!ac->fit) {
@@ -222,18 +225,33 @@ static void print_update_json(FILE *f, const struct follow *st, const struct fol
     fputs("}}\n", f);
 }
 
-/* On a terminal: one line per column, drawn over the last ones. */
+/* Each followed column's newest value, from the run so far. */
+static void display_latest(struct follow *st)
+{
+    const tb_run *run = st->rf ? tb_run_follower_run(st->rf) : NULL;
+    for (size_t i = 0; run && i < st->ncols; i++) {
+        const tb_column *c = tb_run_column(run, st->cols[i].index);
+        if (c && c->n > 0)
+            st->cols[i].last = c->v[c->n - 1];
+    }
+}
+
+/* On a terminal: a line for the run, one per column under it, each now
+ * and as last fitted, drawn over the last ones. */
 static void display_draw(struct follow *st)
 {
     FILE *f = stdout;
+    display_latest(st);
     if (st->drawn > 0)
         fprintf(f, "\033[%dA", st->drawn);
-    fprintf(f, "\r\033[Kfollowing %s: %.0f s of data, %zu lines%s\n",
-            st->fs->path, isnan(st->t) ? 0.0 : st->t,
-            st->rf ? tb_run_follower_lines(st->rf) : (size_t)0,
-            st->until ? "" : "");
+    fprintf(f, "\r\033[Kfollowing %s: %.0f s of data, %zu lines", st->name,
+            isnan(st->t) ? 0.0 : st->t, st->rf ? tb_run_follower_lines(st->rf) : (size_t)0);
+    if (st->until)
+        fprintf(f, "; until ±%g, look %zu of %zu at %.0f s", st->fs->until, st->look + 1,
+                st->rule.looks, tb_stop_rule_time(&st->rule, st->look));
+    fputc('\n', f);
     for (size_t i = 0; i < st->ncols; i++) {
-        fputs("\033[K  ", f);
+        fprintf(f, "\033[K  now %.2f, at ", st->cols[i].last);
         print_update_text(f, st, &st->cols[i]);
     }
     st->drawn = (int)st->ncols + 1;
@@ -302,19 +320,21 @@ static void refit(struct follow *st, double t_abs, int look)
         }
         followed_update(st, c, ac);
         if (look && isnan(c->known_at)) {
-            /* Known at two looks in a row, the second's T∞ within the
-             * first's tolerance: one narrow interval alone may be the
-             * noise's luck (a variance underestimated), and stopping at
-             * the first would choose it. */
+            /* Known at two looks in a row, each T∞ within the other's
+             * interval: one narrow interval alone may be the noise's luck,
+             * and stopping at the first would choose it; an estimate
+             * that moves by more than it claims to know is still
+             * extrapolating (a mode it cannot see yet). */
             int known = tb_stop_rule_judge(&st->rule, st->look, ac->fit, ac->series) ==
                         TB_STOP_KNOWN;
-            if (known && c->known_before &&
-                fabs(c->t_inf.value - c->t_inf_before) <= st->fs->until) {
+            const tb_estimate *a = &c->t_inf_before, *b = &c->t_inf;
+            if (known && c->known_before && a->value >= b->lo && a->value <= b->hi &&
+                b->value >= a->lo && b->value <= a->hi) {
                 c->known_at = st->t;
                 c->known_look = st->look + 1;
             }
             c->known_before = known;
-            c->t_inf_before = c->t_inf.value;
+            c->t_inf_before = c->t_inf;
         }
         all_known &= !isnan(c->known_at);
     }
@@ -559,6 +579,7 @@ int follow_run(const struct follow_settings *fs, const tb_analysis_options *o,
     const char *name = strcmp(fs->path, "-") == 0 ? "<stdin>" : fs->path;
     char err[TB_ERRMAX];
 
+    st.name = name;
     st.o.fit.level = fs->level;
     if (st.until && tb_stop_rule_init(&st.rule, fs->until, fs->max, fs->level) < 0) {
         fputs("tb-fit: --until wants a positive tolerance and --max at least 2min\n", stderr);

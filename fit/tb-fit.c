@@ -225,9 +225,9 @@ static int check_follow(int argc, struct settings *s)
     if (optind < argc)
         return usage_error("--follow reads one run, not '%s' too", s->argv_first);
     if (s->run_length || s->shared_tau || s->cooling || s->power || !isnan(s->power_step) ||
-        isfinite(s->m.to) || s->jobs > 1)
+        isfinite(s->m.to))
         return usage_error("%s", "--follow fits one run as it grows: not with --run-length, "
-                           "--shared-tau, --cooling, --power, --to or --jobs");
+                           "--shared-tau, --cooling, --power or --to");
     if (!isnan(s->follow.max) && isnan(s->follow.until))
         return usage_error("%s", "--max goes with --until");
     if (isnan(s->follow.every))
@@ -748,6 +748,7 @@ int main(int argc, char **argv)
     }
     if (s.follow.path) {
         tb_analysis_options o = analysis_options(&s);
+        o.jobs = s.jobs;   /* one run: its columns fitted -j at a time */
         status = follow_run(&s.follow, &o, report_analysis, &s);
         free(s.columns);
         free(s.work);

@@ -42,6 +42,10 @@ enum series_exit {
     SERIES_EXIT_SYSTEM = 3,    /* output, journal, cpufreq, recorder, sensor */
 };
 
+/* tb-record's status when the reader of -O - closed it (options.h's
+ * RECORD_EXIT_READER_GONE): the run ended as its reader wanted. */
+#define SERIES_RECORDER_READER_GONE 141
+
 struct settings {
     const char *plan_path;
     const char *output_dir;
@@ -853,6 +857,12 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
         if (stop_signal)
             break;   /* cut: its start has no done, and it is run again */
         int code = ws < 0 ? 127 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        if (code == SERIES_RECORDER_READER_GONE) {
+            /* tb-record -O -'s reader had its answer (tb-record-until and
+             * the host's tb-fit --follow --until): a run done */
+            fprintf(stderr, "tb-series: run %s: stopped by its reader\n", r->name);
+            code = 0;
+        }
         if (ws < 0 || code == 125 || access(part, F_OK) < 0) {
             /* the recorder, not the benchmark: the next runs would fail alike */
             fprintf(stderr, "tb-series: run %s: %s failed (exit status %d); the series stops\n",
