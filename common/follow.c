@@ -49,10 +49,7 @@ struct followed {
     double level;
     double half;                 /* of T∞'s interval; +∞ without */
     double needed;               /* s of data still needed, a guess; NaN */
-    double known_at;             /* s of data; NaN while not known */
-    size_t known_look;           /* the look it became known at, from 1 */
-    int known_before;            /* the last look said known too */
-    tb_estimate t_inf_before;    /* its T∞ then */
+    tb_stop_state stop;          /* the rule's: known_at NaN while not known */
     double last;                 /* its newest value */
     char error[160];
 };
@@ -87,8 +84,8 @@ static struct followed *followed_column(struct follow *st, const char *name)
         return NULL;
     st->cols = nc;
     struct followed *c = &nc[st->ncols];
-    *c = (struct followed){.name = strdup(name), .known_at = NAN, .needed = NAN,
-                           .half = INFINITY, .last = NAN};
+    *c = (struct followed){.name = strdup(name), .needed = NAN, .half = INFINITY, .last = NAN};
+    tb_stop_state_init(&c->stop);
     if (!c->name)
         return NULL;
     st->ncols++;
@@ -126,7 +123,7 @@ static const char *column_state(const struct follow *st, const struct followed *
 {
     if (!st->until)
         return "";
-    if (!isnan(c->known_at))
+    if (!isnan(c->stop.known_at))
         return "known";
     return st->stopped ? "not known" : "not yet";
 }
@@ -147,7 +144,7 @@ static void print_update_text(FILE *f, const struct follow *st, const struct fol
                                          : "none");
     if (st->until) {
         fprintf(f, "; ±%.2f of ±%g: %s", c->half, st->fs->until, column_state(st, c));
-        if (isnan(c->known_at) && !st->stopped && isfinite(c->needed))
+        if (isnan(c->stop.known_at) && !st->stopped && isfinite(c->needed))
             fprintf(f, ", about %.0f s more", c->needed);
     }
     fputc('\n', f);
@@ -319,24 +316,9 @@ static void refit(struct follow *st, double t_abs, int look)
             break;
         }
         followed_update(st, c, ac);
-        if (look && isnan(c->known_at)) {
-            /* Known at two looks in a row, each T∞ within the other's
-             * interval: one narrow interval alone may be the noise's luck,
-             * and stopping at the first would choose it; an estimate
-             * that moves by more than it claims to know is still
-             * extrapolating (a mode it cannot see yet). */
-            int known = tb_stop_rule_judge(&st->rule, st->look, ac->fit, ac->series) ==
-                        TB_STOP_KNOWN;
-            const tb_estimate *a = &c->t_inf_before, *b = &c->t_inf;
-            if (known && c->known_before && a->value >= b->lo && a->value <= b->hi &&
-                b->value >= a->lo && b->value <= a->hi) {
-                c->known_at = st->t;
-                c->known_look = st->look + 1;
-            }
-            c->known_before = known;
-            c->t_inf_before = c->t_inf;
-        }
-        all_known &= !isnan(c->known_at);
+        if (look)
+            tb_stop_rule_look(&st->rule, st->look, st->t, ac->fit, ac->series, &c->stop);
+        all_known &= !isnan(c->stop.known_at);
     }
     if (look) {
         st->look++;
@@ -516,10 +498,10 @@ static void say_verdicts(const struct follow *st)
 {
     for (size_t i = 0; st->until && i < st->ncols; i++) {
         const struct followed *c = &st->cols[i];
-        if (!isnan(c->known_at))
+        if (!isnan(c->stop.known_at))
             fprintf(stderr, "tb-fit: %s: T∞ known to ±%g %s at %.0f s of data "
                     "(look %zu of %zu, each at %.4g %%)\n", c->name, st->fs->until, c->unit,
-                    c->known_at, c->known_look, st->rule.looks, 100 * st->rule.look_level);
+                    c->stop.known_at, c->stop.known_look, st->rule.looks, 100 * st->rule.look_level);
         else
             fprintf(stderr, "tb-fit: %s: T∞ not known to ±%g %s %s (±%.2f at %.0f s of data%s)\n",
                     c->name, st->fs->until, c->unit ? c->unit : "",
@@ -562,7 +544,7 @@ static int finish(struct follow *st, follow_report_fn report, void *ctx)
     if (!status && st->until) {
         int all_known = st->ncols > 0;
         for (size_t i = 0; i < st->ncols; i++)
-            all_known &= !isnan(st->cols[i].known_at);
+            all_known &= !isnan(st->cols[i].stop.known_at);
         if (!all_known)
             status = TB_EXIT_FIT;
     }

@@ -497,7 +497,7 @@ static int report_column(FILE *out, const struct settings *s, const tb_analysed_
 static int report_analysis(void *ctx, FILE *out, const tb_analysis *a)
 {
     const struct settings *s = ctx;
-    int rc = 0;
+    int rc = 0, first = 1;
     if (s->format == TB_FORMAT_CSV)
         rc = tb_results_write_header(out, s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order);
     else if (s->format == TB_FORMAT_JSON)
@@ -516,7 +516,8 @@ static int report_analysis(void *ctx, FILE *out, const tb_analysis *a)
                 .level = c->fit->level, .auto_order = s->m.auto_order,
             };
             rc |= tb_report_fit(out, s->format, &r, s->m.auto_order ? TB_FIT_MAX_ORDER
-                                                                      : s->m.fit.order, i == 0);
+                                                                      : s->m.fit.order, first);
+            first = 0;
         } else {
             rc |= report_column(out, &one, c);
         }

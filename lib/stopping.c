@@ -70,6 +70,40 @@ enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
     return last ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
 }
 
+void tb_stop_state_init(tb_stop_state *s)
+{
+    *s = (tb_stop_state){.known_at = NAN};
+}
+
+enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t,
+                                       const tb_fit *fit, size_t i, tb_stop_state *s)
+{
+    if (!isnan(s->known_at))
+        return TB_STOP_KNOWN;
+    enum tb_stop_verdict v = tb_stop_rule_judge(r, k, fit, i);
+    int known = v == TB_STOP_KNOWN;
+    /* Known at two looks in a row, each T∞ within the other's interval:
+     * one narrow interval alone may be the noise's luck (a variance
+     * underestimated), and stopping at the first would choose it; an
+     * estimate that moves by more than it claims to know is still
+     * extrapolating (a mode it cannot see yet). */
+    if (known) {
+        const tb_estimate *a = &s->before, *b = &fit->series[i].t_inf;
+        int agree = s->known_before && a->value >= b->lo && a->value <= b->hi &&
+                    b->value >= a->lo && b->value <= a->hi;
+        s->before = *b;
+        s->known_before = 1;
+        if (agree) {
+            s->known_at = t;
+            s->known_look = k + 1;
+            return TB_STOP_KNOWN;
+        }
+        return k + 1 >= r->looks ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
+    }
+    s->known_before = 0;
+    return v;
+}
+
 double tb_stop_time_needed(const tb_fit *fit, size_t i, double tolerance)
 {
     double half = tb_stop_half_width(fit, i);

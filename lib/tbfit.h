@@ -584,10 +584,29 @@ enum tb_stop_verdict {
 int tb_stop_rule_init(tb_stop_rule *r, double tolerance, double max, double level);
 /* Data time (s after the first row) of look K (0-based); +∞ past the last. */
 double tb_stop_rule_time(const tb_stop_rule *r, size_t k);
-/* The verdict at look K on series I of FIT, fitted at .look_level to the
- * run up to that look (NULL: the fit failed). */
+/* One look's test, K, on series I of FIT, fitted at .look_level to the
+ * run up to that look (NULL: the fit failed): known when no flag is set
+ * and the whole interval lies within ±tolerance.  A rule that stops at
+ * the first such look is tb_stop_rule_look()'s first half only. */
 enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
                                         const tb_fit *fit, size_t i);
+/* What the rule remembers of one series from look to look. */
+typedef struct tb_stop_state {
+    int known_before;     /* the last look found it within tolerance */
+    tb_estimate before;   /* its T∞ there */
+    double known_at;      /* s of data it became known at; NaN */
+    size_t known_look;    /* that look, from 1; 0 while not known */
+} tb_stop_state;
+void tb_stop_state_init(tb_stop_state *s);
+/* Look K, at data time T (s after the first row), on series I of FIT
+ * (NULL: its fit failed), as tb-fit --follow --until looks: a series is
+ * known once tb_stop_rule_judge() says so at two looks in a row, each T∞
+ * within the other's interval (a narrow interval alone may be the noise's
+ * luck; an estimate that moves by more than it claims to know is still
+ * extrapolating).  TB_STOP_KNOWN from then on; TB_STOP_NOT_KNOWN at the
+ * last look otherwise. */
+enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t,
+                                       const tb_fit *fit, size_t i, tb_stop_state *s);
 /* The larger half of series I's T∞ interval (+∞ without one). */
 double tb_stop_half_width(const tb_fit *fit, size_t i);
 /* A first guess of the data time still needed for that half to reach

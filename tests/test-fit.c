@@ -1013,6 +1013,75 @@ static void test_networks(void)
     ok(tb_modes_from_foster(bad, c1, 1, &m) == -1, "a negative R is refused");
 }
 
+/* A fit of one series with T∞ V [LO, HI] at LEVEL and FLAGS, for the
+ * stopping rule's tests. */
+static void stop_fit(tb_fit *fit, tb_fit_series *ser, double v, double lo, double hi,
+                     double level, unsigned flags)
+{
+    memset(ser, 0, sizeof *ser);
+    ser->t_inf = (tb_estimate){v, lo, hi};
+    *fit = (tb_fit){.order = 1, .nseries = 1, .series = ser, .level = level, .flags = flags,
+                    .tau = {{300, 250, 350}}, .rmse = 0.1};
+}
+
+static void test_stop_rule(void)
+{
+    tb_stop_rule r = {0};
+    int rc = tb_stop_rule_init(&r, 0.5, 3600, 0.95);
+    ok(rc == 0 && r.looks == 17,
+       "an hour: 17 looks (%zu)", r.looks);
+    ok(fabs(r.look_level - (1 - 0.05 / 17)) < 1e-15, "each at 1 - 0.05/17 (%.6f)", r.look_level);
+    ok(tb_stop_rule_time(&r, 0) == 120 && fabs(tb_stop_rule_time(&r, 1) - 150) < 1e-9 &&
+       tb_stop_rule_time(&r, 16) == 3600 && isinf(tb_stop_rule_time(&r, 17)),
+       "at 2 min, a quarter more each, the last at --max: %g %g ... %g",
+       tb_stop_rule_time(&r, 0), tb_stop_rule_time(&r, 1), tb_stop_rule_time(&r, 16));
+    for (size_t k = 1; k + 1 < r.looks; k++)
+        if (!(tb_stop_rule_time(&r, k) > tb_stop_rule_time(&r, k - 1)))
+            ok(0, "look %zu before the one before it", k);
+    ok(tb_stop_rule_init(&r, 0, 3600, 0.95) < 0 && tb_stop_rule_init(&r, 0.5, 60, 0.95) < 0 &&
+       tb_stop_rule_init(&r, 0.5, 3600, 1) < 0, "a tolerance of 0, --max under 2 min, level 1: refused");
+
+    tb_stop_rule_init(&r, 0.5, 3600, 0.95);
+    tb_fit fit;
+    tb_fit_series ser;
+    double lv = r.look_level;
+    stop_fit(&fit, &ser, 60, 59.7, 60.3, lv, 0);
+    ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_KNOWN, "one look: ±0.3 of ±0.5, unflagged: known");
+    stop_fit(&fit, &ser, 60, 59.7, 60.3, lv, TB_FIT_EXTRAPOLATED);
+    ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_GO_ON, "flagged extrapolated: not known");
+    stop_fit(&fit, &ser, 60, 59.4, 60.3, lv, 0);
+    ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_GO_ON, "the larger half 0.6 > 0.5: not known");
+    stop_fit(&fit, &ser, 60, 59.7, 60.3, 0.95, 0);
+    ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_GO_ON, "an interval at another level: not known");
+    ok(tb_stop_rule_judge(&r, 16, NULL, 0) == TB_STOP_NOT_KNOWN, "no fit at the last look: not known");
+
+    /* two looks in a row, each T∞ within the other's interval */
+    tb_stop_state st;
+    tb_stop_state_init(&st);
+    stop_fit(&fit, &ser, 59.3, 59.1, 59.5, lv, 0);
+    ok(tb_stop_rule_look(&r, 11, 1397, &fit, 0, &st) == TB_STOP_GO_ON, "a first narrow look does not stop");
+    stop_fit(&fit, &ser, 59.66, 59.44, 59.87, lv, 0);
+    ok(tb_stop_rule_look(&r, 12, 1747, &fit, 0, &st) == TB_STOP_GO_ON && isnan(st.known_at),
+       "nor a second that moved by more than either claims (59.30 to 59.66)");
+    stop_fit(&fit, &ser, 59.70, 59.50, 59.90, lv, 0);
+    ok(tb_stop_rule_look(&r, 13, 2184, &fit, 0, &st) == TB_STOP_KNOWN && st.known_at == 2184 &&
+       st.known_look == 14, "a third that agrees with it: known at 2184 s, look 14");
+    stop_fit(&fit, &ser, 59.70, 50, 70, lv, TB_FIT_LACK_OF_FIT);
+    ok(tb_stop_rule_look(&r, 14, 2730, &fit, 0, &st) == TB_STOP_KNOWN, "and known from then on");
+    tb_stop_state_init(&st);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, 0);
+    tb_stop_rule_look(&r, 14, 2730, &fit, 0, &st);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, TB_FIT_EXTRAPOLATED);
+    ok(tb_stop_rule_look(&r, 15, 3412, &fit, 0, &st) == TB_STOP_GO_ON, "a flagged look between breaks the pair");
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, 0);
+    ok(tb_stop_rule_look(&r, 16, 3600, &fit, 0, &st) == TB_STOP_NOT_KNOWN,
+       "and at the last look, alone: not known");
+
+    stop_fit(&fit, &ser, 60, 59, 61, lv, 0);
+    double need = tb_stop_time_needed(&fit, 0, 0.5);
+    ok(fabs(need - 300 * log(2)) < 1e-9, "time needed: τ ln(1/0.5) = %.1f s", need);
+}
+
 int main(void)
 {
     test_exact();
@@ -1034,5 +1103,6 @@ int main(void)
     test_group_stats();
     test_networks();
     test_numeric_robustness();
+    test_stop_rule();
     return tap_done();
 }
