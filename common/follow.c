@@ -305,6 +305,15 @@ static void refit(struct follow *st, double t_abs, int look)
         st->stopped = 1;
         return;
     }
+    if (tb_analysis_ncolumns(a) == 0 && tb_analysis_status(a) == TB_STATUS_INPUT) {
+        /* a column asked for that the run has not: said once, at once */
+        for (size_t i = 0; i < tb_analysis_nmessages(a); i++)
+            fprintf(stderr, "tb-fit: %s\n", tb_analysis_message(a, i));
+        st->failed = TB_EXIT_INPUT;
+        st->stopped = 1;
+        tb_analysis_free(a);
+        return;
+    }
     int all_known = 1, last = look && st->look + 1 >= st->rule.looks;
     for (size_t i = 0; i < tb_analysis_ncolumns(a); i++) {
         const tb_analysed_column *ac = tb_analysis_column(a, i);
@@ -519,6 +528,10 @@ static int finish(struct follow *st, follow_report_fn report, void *ctx)
         if (!st->failed)
             fprintf(stderr, "tb-fit: %s\n", err);
         return st->failed ? st->failed : TB_EXIT_INPUT;
+    }
+    if (st->failed) {   /* said already */
+        tb_run_free(run);
+        return st->failed;
     }
     tb_analysis_options o = st->o;
     if (st->until)

@@ -56,7 +56,6 @@ struct settings {
     const char *spectrum;         /* --spectrum FILE */
     const char *dts;              /* --dts FILE */
     struct follow_settings follow;/* --follow: its path, or NULL */
-    const char *argv_first;       /* with --follow: a run given beside it */
 };
 
 /* The files written beside the report (--zth, --network, --spectrum):
@@ -220,10 +219,13 @@ static const struct option own_options[] = {
 };
 
 /* --follow's options: what goes with it, and its defaults. */
-static int check_follow(int argc, struct settings *s)
+static int check_follow(int argc, char **argv, struct settings *s)
 {
+    char err[TB_ERRMAX];
     if (optind < argc)
-        return usage_error("--follow reads one run, not '%s' too", s->argv_first);
+        return usage_error("--follow reads one run, not '%s' too", argv[optind]);
+    if (tb_model_check(&s->m, err, sizeof err) < 0)
+        return usage_error("%s", err);
     if (s->run_length || s->shared_tau || s->cooling || s->power || !isnan(s->power_step) ||
         isfinite(s->m.to))
         return usage_error("%s", "--follow fits one run as it grows: not with --run-length, "
@@ -374,10 +376,8 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
             return tb_cli_unknown_option("tb-fit", argv[optind - 1], options);
         }
     }
-    if (s->follow.path) {
-        s->argv_first = optind < argc ? argv[optind] : NULL;
-        return check_follow(argc, s);
-    }
+    if (s->follow.path)
+        return check_follow(argc, argv, s);
     if (s->follow.keep || !isnan(s->follow.until) || !isnan(s->follow.every) ||
         !isnan(s->follow.max))
         return usage_error("%s", "-o, --every, --until and --max go with --follow");
