@@ -68,7 +68,7 @@ struct follow {
     double t;                    /* s of data read */
     struct followed *cols;
     size_t ncols;
-    int stopped, not_known, failed;
+    int stopped, failed;
     int tty, drawn;
     struct timespec drawn_at;
     int csv_header;
@@ -181,43 +181,38 @@ static void print_update_csv(FILE *f, struct follow *st, const struct followed *
     fputs(",\n", f);
 }
 
-static void json_number(FILE *f, const char *key, double x)
-{
-    fprintf(f, ",\"%s\":", key);
-    if (isfinite(x))
-        fprintf(f, "%.17g", x);
-    else
-        fputs("null", f);
-}
-
 static void print_update_json(FILE *f, const struct follow *st, const struct followed *c)
 {
     char flags[256];
-    fprintf(f, "{\"update\":{\"data_s\":%.17g,\"column\":", st->t);
+    fputs("{\"update\": {\"data_s\": ", f);
+    tb_json_number(f, st->t);
+    fputs(", \"column\": ", f);
     tb_json_string(f, c->name);
-    fputs(",\"unit\":", f);
+    fputs(", \"unit\": ", f);
     tb_json_string(f, c->unit);
     if (c->have_fit) {
-        fprintf(f, ",\"order\":%d", c->order);
-        json_number(f, "T_inf", c->t_inf.value);
-        json_number(f, "T_inf_lo", c->t_inf.lo);
-        json_number(f, "T_inf_hi", c->t_inf.hi);
-        json_number(f, "ci_level", c->level);
-        fputs(",\"tau_s\":[", f);
-        for (int j = 0; j < c->order; j++)
-            fprintf(f, "%s%.17g", j ? "," : "", c->tau[j]);
-        fputs("],\"flags\":", f);
+        fprintf(f, ", \"order\": %d", c->order);
+        tb_json_field(f, "T_inf", c->t_inf.value);
+        tb_json_field(f, "T_inf_lo", c->t_inf.lo);
+        tb_json_field(f, "T_inf_hi", c->t_inf.hi);
+        tb_json_field(f, "ci_level", c->level);
+        fputs(", \"tau_s\": [", f);
+        for (int j = 0; j < c->order; j++) {
+            fputs(j ? ", " : "", f);
+            tb_json_number(f, c->tau[j]);
+        }
+        fputs("], \"flags\": ", f);
         tb_json_string(f, tb_fit_flags_text(c->flags, flags, sizeof flags));
-        json_number(f, "half_width", c->half);
+        tb_json_field(f, "half_width", c->half);
     } else {
-        fputs(",\"error\":", f);
+        fputs(", \"error\": ", f);
         tb_json_string(f, c->error);
     }
     if (st->until) {
-        json_number(f, "tolerance", st->fs->until);
-        fputs(",\"state\":", f);
+        tb_json_field(f, "tolerance", st->fs->until);
+        fputs(", \"state\": ", f);
         tb_json_string(f, column_state(st, c));
-        json_number(f, "needed_s", c->needed);
+        tb_json_field(f, "needed_s", c->needed);
     }
     fputs("}}\n", f);
 }
@@ -331,10 +326,8 @@ static void refit(struct follow *st, double t_abs, int look)
     }
     if (look) {
         st->look++;
-        if ((all_known && tb_analysis_ncolumns(a) > 0) || last) {
+        if ((all_known && tb_analysis_ncolumns(a) > 0) || last)
             st->stopped = 1;
-            st->not_known = !all_known;
-        }
     }
     tb_analysis_free(a);
     print_update(st);
