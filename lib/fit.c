@@ -302,31 +302,78 @@ void newey_west_finish(gsl_matrix *S)
             gsl_matrix_set(S, a, b, gsl_matrix_get(S, b, a));
 }
 
-/* The lag-1 autocorrelation of the residuals of series FIRST..END pooled,
- * within ±0.97. */
-static double residual_rho(const struct vp *vp, size_t first, size_t end)
+void fit_ar_choose(const double *c, size_t m, size_t pmax, struct fit_ar *ar)
 {
-    double c0 = 0, c1 = 0;
-    for (size_t k = first; k < end; k++) {
-        const gsl_vector *r = vp->s[k].r;
-        for (size_t i = 0; i < r->size; i++) {
-            double x = gsl_vector_get(r, i);
-            c0 += x * x;
-            if (i > 0)
-                c1 += x * gsl_vector_get(r, i - 1);
+    double phi[FIT_AR_MAX + 1] = {0}, prev[FIT_AR_MAX + 1], v = c[0];
+    double best = (double)m * log(v);
+
+    *ar = (struct fit_ar){.gain = 1};
+    if (!(v > 0))
+        return;
+    pmax = pmax < FIT_AR_MAX ? pmax : FIT_AR_MAX;
+    /* Levinson–Durbin: the Yule–Walker AR(p) from AR(p − 1), with the
+     * innovations' variance v; from autocovariances, always stationary. */
+    for (size_t p = 1; p <= pmax; p++) {
+        double acc = c[p];
+        for (size_t j = 1; j < p; j++)
+            acc -= phi[j] * c[p - j];
+        double kappa = acc / v;
+        if (!(fabs(kappa) < 1))
+            break;
+        memcpy(prev, phi, sizeof phi);
+        for (size_t j = 1; j < p; j++)
+            phi[j] = prev[j] - kappa * prev[p - j];
+        phi[p] = kappa;
+        v *= 1 - kappa * kappa;
+        double aic = (double)m * log(v) + 2.0 * (double)p;
+        if (aic < best) {
+            best = aic;
+            ar->p = p;
+            memcpy(ar->phi, phi + 1, p * sizeof *phi);
         }
     }
-    return c0 > 0 ? fmin(fmax(c1 / c0, -0.97), 0.97) : 0;
+    double a1 = 1;
+    for (size_t j = 0; j < ar->p; j++)
+        a1 -= ar->phi[j];
+    /* at most as persistent as an AR(1) of 0.97 (Andrews and Monahan) */
+    a1 = fmax(a1, 0.03);
+    ar->gain = 1 / (a1 * a1);
 }
 
-/* The Andrews lags of the residuals R whitened by RHO. */
-static size_t whitened_lags(const gsl_vector *r, double rho)
+/* The AR filter of the residuals of series FIRST..END pooled, chosen by
+ * AIC up to order FIT_AR_MAX: see fit_ar_choose(). */
+static void residual_ar(const struct vp *vp, size_t first, size_t end, struct fit_ar *ar)
+{
+    double c[FIT_AR_MAX + 1] = {0};
+    size_t m = 0;
+    for (size_t k = first; k < end; k++) {
+        const gsl_vector *r = vp->s[k].r;
+        for (size_t lag = 0; lag <= FIT_AR_MAX; lag++)
+            for (size_t i = lag; i < r->size; i++)
+                c[lag] += gsl_vector_get(r, i) * gsl_vector_get(r, i - lag);
+        m += r->size;
+    }
+    for (size_t lag = 0; lag <= FIT_AR_MAX; lag++)
+        c[lag] /= (double)(m ? m : 1);
+    fit_ar_choose(c, m, m / 20, ar);
+}
+
+double fit_ar_whiten(const struct fit_ar *ar, const double *x, size_t i, size_t stride)
+{
+    double u = x[i * stride];
+    for (size_t j = 0; j < ar->p && j < i; j++)
+        u -= ar->phi[j] * x[(i - 1 - j) * stride];
+    return u;
+}
+
+/* The Andrews lags of the residuals R whitened by AR. */
+static size_t whitened_lags(const gsl_vector *r, const struct fit_ar *ar)
 {
     gsl_vector *u = gsl_vector_alloc(r->size);
     if (!u)
         return fit_hac_lags(r);
     for (size_t i = 0; i < r->size; i++)
-        gsl_vector_set(u, i, gsl_vector_get(r, i) - (i ? rho * gsl_vector_get(r, i - 1) : 0));
+        gsl_vector_set(u, i, fit_ar_whiten(ar, r->data, i, r->stride));
     size_t L = fit_hac_lags(u);
     gsl_vector_free(u);
     return L;
@@ -346,31 +393,39 @@ int fit_series_aligned(const tb_series *s, size_t ns)
 
 /* The HAC "meats", in one pass over the Jacobian: into S the Newey–West
  * long-run covariance of the scores gᵢ = Jᵢᵀ rᵢ; into W that of the
- * prewhitened gᵢ − ρgᵢ₋₁, recoloured by 1/(1 − ρ)², with ρ the residuals'
- * lag-1 autocorrelation and the lags of the whitened residuals (Andrews
- * and Monahan 1992).  Series fitted together (shared τ) that were sampled
- * together contribute one score per instant, their sum, so noise common
- * to the sensors of a board (it is, in part) counts once, not once per
- * sensor; other series are summed as independent.  Returns the largest L
- * of S, or -1 when memory runs out. */
+ * prewhitened gᵢ − Σⱼ φⱼ·gᵢ₋ⱼ, recoloured by 1/(1 − Σφⱼ)², with φ the
+ * residuals' AR filter chosen by AIC and the lags of the whitened
+ * residuals (Andrews and Monahan 1992, with den Haan and Levin's AR
+ * order by information criterion).  An AR(1) alone does not do: a
+ * sensor's quantisation adds white noise to its autocorrelated noise,
+ * the lag-1 autocorrelation then understates the persistence, and the
+ * whitened scores keep a long positive tail the few lags of their
+ * Andrews bandwidth cut off (under AR(1) 0.95 noise with 0.1 °C steps,
+ * T∞'s variance came out a third of the truth).  Series fitted together
+ * (shared τ) that were sampled together contribute one score per
+ * instant, their sum, so noise common to the sensors of a board (it is,
+ * in part) counts once, not once per sensor; other series are summed as
+ * independent.  Returns the largest L of S, or -1 when memory runs out. */
 static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix *S,
                         gsl_matrix *W)
 {
     size_t P = S->size1, most = 0, ns = vp->ns;
     int aligned = ns > 1 && fit_series_aligned(series, ns);
-    double *g = malloc(4 * P * sizeof *g), *row = g ? g + P : NULL, *prev = g ? g + 2 * P : NULL;
-    double *gw = g ? g + 3 * P : NULL;
+    /* g, a Jacobian row, the whitened g, and the last FIT_AR_MAX g */
+    double *g = malloc((3 + FIT_AR_MAX) * P * sizeof *g);
 
     if (!g)
         return -1;
+    double *row = g + P, *gw = g + 2 * P, *past = g + 3 * P;
     gsl_matrix_set_zero(S);
     gsl_matrix_set_zero(W);
     /* the sequences of scores: all series at once when aligned, else each */
     for (size_t seq = 0; seq < (aligned ? 1 : ns); seq++) {
         size_t first = aligned ? 0 : seq, end = aligned ? ns : seq + 1, L = 0, Lw = 0;
-        double rho = residual_rho(vp, first, end);
+        struct fit_ar ar;
+        residual_ar(vp, first, end, &ar);
         for (size_t k = first; k < end; k++) {
-            size_t lags = fit_hac_lags(vp->s[k].r), wl = whitened_lags(vp->s[k].r, rho);
+            size_t lags = fit_hac_lags(vp->s[k].r), wl = whitened_lags(vp->s[k].r, &ar);
             L = lags > L ? lags : L;
             Lw = wl > Lw ? wl : Lw;
         }
@@ -381,9 +436,6 @@ static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix
             free(g);
             return -1;
         }
-        /* recoloured by 1/(1 − ρ)² */
-        double f = 1 / ((1 - rho) * (1 - rho));
-        memset(prev, 0, P * sizeof *prev);
         for (size_t i = 0; i < vp->s[first].m; i++) {
             memset(g, 0, P * sizeof *g);
             for (size_t k = first; k < end; k++) {
@@ -392,12 +444,16 @@ static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix
                 for (size_t a = 0; a < P; a++)
                     g[a] += row[a] * r;
             }
-            for (size_t a = 0; a < P; a++) {   /* prewhitened: gᵢ − ρ·gᵢ₋₁ */
-                gw[a] = g[a] - rho * prev[a];
-                prev[a] = g[a];
+            /* prewhitened: gᵢ − Σⱼ φⱼ·gᵢ₋ⱼ, the past in a ring */
+            memcpy(gw, g, P * sizeof *g);
+            for (size_t j = 0; j < ar.p && j < i; j++) {
+                const double *old = past + ((i - 1 - j) % FIT_AR_MAX) * P;
+                for (size_t a = 0; a < P; a++)
+                    gw[a] -= ar.phi[j] * old[a];
             }
+            memcpy(past + (i % FIT_AR_MAX) * P, g, P * sizeof *g);
             newey_west_add(&nw, g, S, 1);
-            newey_west_add(&nww, gw, W, f);
+            newey_west_add(&nww, gw, W, ar.gain);
         }
         free(nw.A);
         free(nww.A);
@@ -412,7 +468,7 @@ static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix
  * for each series, τ₁ … τₙ): σ²(JᵀJ)⁻¹ (TB_CI_PLAIN), or the sandwich
  * (JᵀJ)⁻¹ M (JᵀJ)⁻¹ with the small-sample factor m/(m − P) (TB_CI_HAC),
  * twice: with the Newey–West meat, and with the meat of the scores
- * prewhitened by the residuals' AR(1) (Andrews and Monahan 1992); each
+ * prewhitened by the residuals' AR filter (see hac_meat()); each
  * parameter gets the larger variance.  Newey–West alone is biased low for
  * what only the first stretch of a run determines (the fast terms, whose
  * scores sum to zero there): under AR(1) noise of 0.6 its k₁ interval
@@ -490,6 +546,151 @@ out:
     gsl_matrix_free(W);
     gsl_matrix_free(M);
     gsl_matrix_free(T);
+    return rc;
+}
+
+/* How far out, in Wald half-widths, a profile looks for its bound, and
+ * the bound beyond which the linearisation, and so the fit's uncertainty,
+ * means nothing (a power step, a mode the run cannot see settle): T∞ is
+ * then flagged. */
+#define PROFILE_REACH 8
+#define PROFILE_FLAG 4
+
+/* The RSS with series K's T∞ held at T_INF and k, τ refitted from TAU,
+ * which gets the new optimum: the profile's value there (NaN when the
+ * refit fails). */
+static double profile_rss(struct vp *vp, size_t k, double t_inf, double *tau)
+{
+    double t[TB_FIT_MAX_ORDER], rss;
+    int conv;
+    if (vp_hold_t_inf(vp, k, t_inf) < 0 || vp_refine(vp, tau, t, &rss, &conv) != GSL_SUCCESS ||
+        !isfinite(rss))
+        return NAN;
+    memcpy(tau, t, vp->n * sizeof *t);
+    return rss;
+}
+
+/* One side (DIR ±1) of series K's T∞ interval from its profile: the
+ * offset, in Wald half-widths HALF, where the RSS with T∞ held rises
+ * TARGET above the optimum's RSS0; at least 1 (the Wald bound), found by
+ * doubling, then by the secant on √ΔRSS (linear in T∞ where the model
+ * is), the outer end of the last bracket.  *OPEN is set when it is not
+ * found within PROFILE_REACH. */
+static double profile_side(struct vp *vp, const tb_fit *fit, size_t k, double half,
+                           double rss0, double target, int dir, int *open)
+{
+    double t0 = fit->series[k].t_inf.value, tau[TB_FIT_MAX_ORDER], in_tau[TB_FIT_MAX_ORDER];
+    double in = 0, out = NAN, g_in = -sqrt(target), g_out = NAN;
+
+    for (int j = 0; j < fit->order; j++)
+        tau[j] = in_tau[j] = fit->tau[j].value;
+    for (double x = 1; x <= PROFILE_REACH; x *= 2) {
+        double d = profile_rss(vp, k, t0 + dir * x * half, tau) - rss0;
+        if (isnan(d))
+            return fmax(in, 1);
+        if (d >= target) {
+            out = x;
+            g_out = sqrt(d) - sqrt(target);
+            break;
+        }
+        in = x;
+        g_in = sqrt(fmax(d, 0)) - sqrt(target);
+        memcpy(in_tau, tau, sizeof tau);
+    }
+    if (isnan(out)) {
+        *open = 1;
+        return in;
+    }
+    for (int it = 0; it < 6 && out > 1 && out - in > 0.02; it++) {
+        double x = in + (out - in) * -g_in / (g_out - g_in);
+        x = fmin(fmax(x, in + 0.05 * (out - in)), out - 0.05 * (out - in));
+        memcpy(tau, in_tau, sizeof tau);
+        double d = profile_rss(vp, k, t0 + dir * x * half, tau) - rss0;
+        if (isnan(d))
+            break;
+        double g = sqrt(fmax(d, 0)) - sqrt(target);
+        if (g >= 0) {
+            out = x;
+            g_out = g;
+        } else {
+            in = x;
+            g_in = g;
+            memcpy(in_tau, tau, sizeof tau);
+        }
+    }
+    return fmax(out, 1);
+}
+
+/* T∞'s rows and columns of the covariances of FS (D × D) scaled by W,
+ * so that what is derived from T∞ (a thermal resistance, a sustainable
+ * power: tb_fit_derive()) carries the profile's widening too. */
+static void widen_t_inf_covariance(tb_fit_series *fs, size_t d, double w)
+{
+    for (size_t a = 0; a < d; a++) {
+        double f = a == 0 ? w * w : w;
+        fs->cov[a] *= f;
+        fs->cov_white[a] *= f;
+        if (a > 0) {
+            fs->cov[a * d] *= f;
+            fs->cov_white[a * d] *= f;
+        }
+    }
+}
+
+/*
+ * T∞'s interval widened to its profile's.  The Wald interval (the
+ * linearisation at the optimum) is narrow exactly where it is wrong: an
+ * optimum whose slow τ came out short says T∞ is settled when the run
+ * cannot tell that τ from a longer one (under AR(1) noise of 0.95, 22 %
+ * of 30-minute runs of the i.MX8 model missed the truth so, unflagged).
+ * The profile refits k and τ with T∞ held, and the interval holds every
+ * T∞ whose RSS lies within Δ = half²/[(JᵀJ)⁻¹]ₜₜ of the optimum's: in a
+ * linear model that is the Wald interval itself (whatever variance,
+ * plain or HAC, gave its half-width), so the profile only adds the
+ * model's curvature, never changes its calibration.  A side that does not
+ * close within PROFILE_FLAG half-widths leaves T∞ undetermined: flagged
+ * TB_FIT_EXTRAPOLATED.
+ */
+static int profile_intervals(const tb_series *s, size_t ns, tb_fit *fit)
+{
+    size_t P = fit->params, q = (size_t)fit->order + 1;
+    double tau[TB_FIT_MAX_ORDER];
+    struct vp *vp = vp_alloc(s, ns, fit->order);
+    gsl_matrix *B = gsl_matrix_alloc(P, P);
+    int rc = -1;
+
+    for (int j = 0; j < fit->order; j++)
+        tau[j] = fit->tau[j].value;
+    if (!vp || !B)
+        goto out;
+    vp->theta_lo = log(fit->tau_min);
+    vp->theta_hi = log(fit->tau_max);
+    if (vp_solve(vp, tau) != GSL_SUCCESS || jacobian_inverse(vp, B) < 0) {
+        rc = 0;   /* no Jacobian to calibrate by: the Wald interval stands */
+        goto out;
+    }
+    double rss0 = vp_rss(vp);
+    for (size_t k = 0; k < ns; k++) {
+        tb_estimate *e = &fit->series[k].t_inf;
+        double lo = e->value - e->lo, hi = e->hi - e->value, half = fmin(lo, hi);
+        double target = half * half / gsl_matrix_get(B, k * q, k * q);
+        int open = 0;
+        if (!(half > 0) || !isfinite(target))
+            continue;
+        double below = profile_side(vp, fit, k, half, rss0, target, -1, &open);
+        double above = profile_side(vp, fit, k, half, rss0, target, +1, &open);
+        e->lo = fmin(e->lo, e->value - below * half);
+        e->hi = fmax(e->hi, e->value + above * half);
+        widen_t_inf_covariance(&fit->series[k], q + (size_t)fit->order, fmax(below, above));
+        if (open || below > PROFILE_FLAG || above > PROFILE_FLAG)
+            fit->flags |= TB_FIT_EXTRAPOLATED;
+        if (vp_hold_t_inf(vp, k, NAN) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    vp_free(vp);
+    gsl_matrix_free(B);
     return rc;
 }
 
@@ -692,32 +893,69 @@ static int fit_series(const tb_series *s, size_t ns, const tb_fit_options *opt_i
     return 0;
 }
 
+/* FIT's T∞ intervals widened to their profiles' where it has intervals
+ * to widen: 0, or -1 when memory runs out. */
+static int fit_profile(const tb_series *s, size_t ns, tb_fit *fit, char *err, size_t errlen)
+{
+    if ((fit->flags & TB_FIT_NO_CI) || fit->ci == TB_CI_BOOTSTRAP)
+        return 0;
+    if (profile_intervals(s, ns, fit) < 0) {
+        tb_fit_clear(fit);
+        return fail(err, errlen, "out of memory");
+    }
+    return 0;
+}
+
 int tb_fit_series_run(const tb_series *s, size_t ns, const tb_fit_options *opt,
                       tb_fit *fit, char *err, size_t errlen)
 {
-    return fit_series(s, ns, opt, fit, 0, INFINITY, err, errlen);
+    if (fit_series(s, ns, opt, fit, 0, INFINITY, err, errlen) < 0)
+        return -1;
+    return fit_profile(s, ns, fit, err, errlen);
 }
 
-/* Compare FIT (order n) with NEXT (order n + 1 of the same series): see
- * tb_fit_check_order(). */
-static void compare_next_order(tb_fit *fit, const tb_fit *next)
+/* The next order counts where it is a fit the data support: clearly
+ * better by AICc (NEXT_ORDER_AICC), not a term that only follows the
+ * noise, and sound (no k beyond the data, no merged τ). */
+static int next_order_counts(const tb_fit *fit, const tb_fit *next)
 {
-    /* The next order counts where it is a fit the data support: clearly
-     * better by AICc (NEXT_ORDER_AICC), not a term that only follows the
-     * noise, and sound (no k beyond the data, no merged τ). */
-    int sound = next->aicc < fit->aicc - NEXT_ORDER_AICC &&
-                !(next->flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI));
+    return next->aicc < fit->aicc - NEXT_ORDER_AICC &&
+           !(next->flags & (TB_FIT_K_HUGE | TB_FIT_TAU_MERGED | TB_FIT_NO_CI));
+}
+
+/* Compare FIT (order n) with NEXT (order n + 1 of the series S, NS of
+ * them): see tb_fit_check_order().  NEXT's T∞ intervals are profiled
+ * first where it counts.  0, or -1 when memory runs out. */
+static int compare_next_order(const tb_series *s, size_t ns, tb_fit *fit, tb_fit *next)
+{
+    int sound = next_order_counts(fit, next);
+    if (sound && profile_intervals(s, ns, next) < 0)
+        return -1;
+    /* T∞ beyond what a model the data support as well can tell: beyond
+     * this one's too */
+    if (sound && (next->flags & TB_FIT_EXTRAPOLATED))
+        fit->flags |= TB_FIT_EXTRAPOLATED;
     for (size_t k = 0; k < fit->nseries && k < next->nseries; k++) {
         tb_estimate *e = &fit->series[k].t_inf;
         double other = next->series[k].t_inf.value;
         /* a T∞ of a fit that does not count is no answer: not reported */
         fit->series[k].order_t_inf = sound ? other : NAN;
-        if (!sound || !isfinite(other) || (e->lo <= other && other <= e->hi))
+        if (!sound || !isfinite(other))
+            continue;
+        /* a model the data support as well: its uncertainty is T∞'s too */
+        const tb_estimate *o = &next->series[k].t_inf;
+        int outside = !(e->lo <= other && other <= e->hi);
+        if (isfinite(o->lo) && isfinite(o->hi)) {
+            e->lo = fmin(e->lo, o->lo);
+            e->hi = fmax(e->hi, o->hi);
+        }
+        if (!outside)
             continue;
         fit->flags |= TB_FIT_EXTRAPOLATED;
         e->lo = fmin(e->lo, other);
         e->hi = fmax(e->hi, other);
     }
+    return 0;
 }
 
 int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_in,
@@ -737,7 +975,8 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
     for (int order = 1; order <= TB_FIT_AUTO_MAX_ORDER; order++) {
         opt.order = order;
         char e[TB_ERRMAX];
-        if (tb_fit_series_run(s, ns, &opt, &trial[order], e, sizeof e) < 0) {
+        /* unprofiled: only the chosen order's profile is wanted */
+        if (fit_series(s, ns, &opt, &trial[order], 0, INFINITY, e, sizeof e) < 0) {
             if (order == 1)
                 return fail(err, errlen, "%s", e);
             break;   /* too few points for higher orders */
@@ -754,13 +993,14 @@ int tb_fit_series_auto(const tb_series *s, size_t ns, const tb_fit_options *opt_
         opt.ci = wanted;
         tb_fit_clear(&trial[best]);
         rc = tb_fit_series_run(s, ns, &opt, &trial[best], err, errlen);
+    } else {
+        rc = fit_profile(s, ns, &trial[best], err, errlen);
     }
     if (rc == 0) {
         /* Below the last order tried the next order was fitted in full
          * already; past it the check fits one of its own. */
-        if (best < fitted)
-            compare_next_order(&trial[best], &trial[best + 1]);
-        else if (tb_fit_check_order(s, ns, &opt, &trial[best]) < 0)
+        if (best < fitted ? compare_next_order(s, ns, &trial[best], &trial[best + 1])
+                          : tb_fit_check_order(s, ns, &opt, &trial[best]))
             rc = fail(err, errlen, "out of memory");
         if (rc == 0) {
             *fit = trial[best];
@@ -787,7 +1027,7 @@ int tb_fit_check_order(const tb_series *s, size_t ns, const tb_fit_options *opt_
     opt.tau_max = fit->tau_max;
     if (fit_series(s, ns, &opt, &next, 1, fit->aicc - NEXT_ORDER_AICC, err, sizeof err) < 0)
         return strstr(err, "out of memory") ? -1 : 0;
-    compare_next_order(fit, &next);
+    int rc = compare_next_order(s, ns, fit, &next);
     tb_fit_clear(&next);
-    return 0;
+    return rc;
 }

@@ -14,7 +14,10 @@
 
 struct vp_series {
     double *t;          /* times from the series' first point */
-    const double *y;
+    const double *y;    /* the data, or y_fixed when T∞ is held */
+    const double *y_data;
+    double *y_fixed;    /* y − T∞ while vp_hold_t_inf() holds T∞ */
+    int held;           /* T∞ held: A = [e₁ … eₙ], c₀ the held T∞ */
     size_t m;
     double *a;          /* Aᵀ, q rows of m: ones, then exp(−t/τⱼ) */
     double *e;          /* a + m: the exponentials, term after term */
@@ -41,6 +44,11 @@ struct vp *vp_alloc(const tb_series *series, size_t ns, int order);
 void vp_free(struct vp *vp);
 int vp_solve(struct vp *vp, const double *tau);
 double vp_rss(const struct vp *vp);
+
+/* Hold series K's T∞ at T_INF (NaN: free it again) for a profile: the
+ * solves that follow fit only k and τ to y − T_INF.  0, or -1 when memory
+ * runs out. */
+int vp_hold_t_inf(struct vp *vp, size_t k, double t_inf);
 int vp_refine(struct vp *vp, const double *tau0, double *tau, double *rss,
               int *converged);
 int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
@@ -49,6 +57,23 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
 /* The lags of the HAC covariance's Bartlett window for a series of
  * residuals R: Andrews' (1991) AR(1) plug-in bandwidth. */
 size_t fit_hac_lags(const gsl_vector *r);
+
+/* An autoregressive filter of noise, to prewhiten its scores with: the
+ * order p (0: none), φ₁ … φₚ, and the recolouring 1/(1 − Σφⱼ)². */
+#define FIT_AR_MAX 16
+struct fit_ar {
+    size_t p;
+    double phi[FIT_AR_MAX];
+    double gain;
+};
+
+/* The Yule–Walker AR filter of order 0 to PMAX with the least AIC for
+ * noise of autocovariances C[0 … FIT_AR_MAX] over M points. */
+void fit_ar_choose(const double *c, size_t m, size_t pmax, struct fit_ar *ar);
+
+/* Point I of X (every STRIDE-th double) whitened by AR: xᵢ − Σⱼ φⱼ·xᵢ₋ⱼ,
+ * the points before the first taken as 0. */
+double fit_ar_whiten(const struct fit_ar *ar, const double *x, size_t i, size_t stride);
 
 /* The Newey–West sum over a sequence of scores gᵢ (P values each):
  * Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with Bartlett weights

@@ -327,7 +327,8 @@ enum tb_fit_flag {
                                       than 3 of the slowest τ ends over 3
                                       rmse from it (see .remaining), or
                                       (from tb_fit_check_order()) the next
-                                      order puts it outside the interval */
+                                      order puts it outside the interval, or
+                                      T∞'s profile does not close */
     TB_FIT_LACK_OF_FIT = 1 << 10,  /* the residuals have structure the noise
                                       does not explain: the model does not
                                       describe the run (a power step,
@@ -402,7 +403,11 @@ typedef struct tb_fit {
  * region solver over ln τ from the best grid points.  Returns 0 and fills
  * FIT (release with tb_fit_clear()), or -1 with a message in ERR (too few
  * points, constant data, bad options).  A fit that is found but suspect
- * returns 0 with FIT->flags set.
+ * returns 0 with FIT->flags set.  T∞'s interval (HAC or covariance) is
+ * widened to its profile's: the T∞ whose refit (k and τ free) stays as
+ * close to the optimum as the linearised interval allows, so that a slow
+ * τ the run cannot pin down widens it (TB_FIT_EXTRAPOLATED where the
+ * profile does not close).
  */
 int tb_fit_series_run(const tb_series *s, size_t nseries,
                       const tb_fit_options *opt, tb_fit *fit,
@@ -422,11 +427,11 @@ int tb_fit_series_auto(const tb_series *s, size_t nseries,
 /*
  * The check of FIT (order n, fitted to S with OPT) against the next order:
  * fit order n + 1 and, where it is sound (no k beyond the data, no merged
- * τ) and puts T∞ of a series outside FIT's interval, flag FIT
- * TB_FIT_EXTRAPOLATED and widen that interval to hold the next order's T∞
- * too: the order is then part of the uncertainty.  Where the next order
- * counts (sound and clearly better by AICc), each series' next-order T∞
- * goes to .order_t_inf (NaN where it does not).  0 (FIT may be changed),
+ * τ) and clearly better by AICc, it counts: each series' T∞ interval is
+ * widened to hold the next order's (profiled) interval, since the order
+ * is part of the uncertainty, and its T∞ goes to .order_t_inf (NaN where
+ * the next order does not count); where that T∞ lies outside FIT's own
+ * interval, FIT is flagged TB_FIT_EXTRAPOLATED.  0 (FIT may be changed),
  * or -1 when memory runs out.  Nothing is done at TB_FIT_MAX_ORDER or when
  * the next order cannot be fitted (too few points).  The next order is
  * searched as the chosen one is, but refined from its best start only,

@@ -59,6 +59,7 @@ void vp_free(struct vp *vp)
         struct vp_series *s = &vp->s[k];
         free(s->t);
         free(s->a);
+        free(s->y_fixed);
         gsl_matrix_free(s->qt);
         gsl_matrix_free(s->R);
         gsl_vector_free(s->c);
@@ -84,7 +85,7 @@ struct vp *vp_alloc(const tb_series *series, size_t ns, int order)
         struct vp_series *s = &vp->s[k];
         size_t m = series[k].n;
         s->m = m;
-        s->y = series[k].y;
+        s->y = s->y_data = series[k].y;
         s->t = malloc(m * sizeof *s->t);
         s->a = malloc(m * vp->q * sizeof *s->a);
         s->qt = gsl_matrix_alloc(vp->q, m);
@@ -170,29 +171,52 @@ static void exp_column(const struct vp_series *s, double rate, double *e)
 }
 
 /* Solve the linear part for TAU: per series, the thin QR of
- * A = [1, e₁ … eₙ], the coefficients c = (T∞, k₁ … kₙ) = R⁻¹·Q₁ᵀ·y and
- * the residual r = y − Q₁·Q₁ᵀ·y. */
+ * A = [1, e₁ … eₙ] (without the 1 while T∞ is held), the coefficients
+ * c = (T∞, k₁ … kₙ) = R⁻¹·Q₁ᵀ·y and the residual r = y − Q₁·Q₁ᵀ·y. */
 int vp_solve(struct vp *vp, const double *tau)
 {
-    size_t n = vp->n, q = vp->q;
+    size_t n = vp->n;
 
     for (size_t k = 0; k < vp->ns; k++) {
         struct vp_series *s = &vp->s[k];
+        size_t off = s->held ? 1 : 0, q = vp->q - off;
         for (size_t j = 0; j < n; j++) {
             exp_column(s, 1 / tau[j], s->e + j * s->m);
         }
-        int status = thin_qr(s->a, q, s->m, s->qt, s->R);
+        gsl_matrix_view qt = gsl_matrix_submatrix(s->qt, 0, 0, q, s->m);
+        gsl_matrix_view R = gsl_matrix_submatrix(s->R, 0, 0, q, q);
+        gsl_vector_view c = gsl_vector_subvector(s->c, off, q);
+        int status = thin_qr(s->a + off * s->m, q, s->m, &qt.matrix, &R.matrix);
         if (status != GSL_SUCCESS)
             return status;
         gsl_vector_const_view y = gsl_vector_const_view_array(s->y, s->m);
-        gsl_blas_dgemv(CblasNoTrans, 1.0, s->qt, &y.vector, 0.0, s->c);
+        gsl_blas_dgemv(CblasNoTrans, 1.0, &qt.matrix, &y.vector, 0.0, &c.vector);
         gsl_vector_memcpy(s->r, &y.vector);
-        gsl_blas_dgemv(CblasTrans, -1.0, s->qt, s->c, 1.0, s->r);
-        gsl_blas_dtrsv(CblasUpper, CblasNoTrans, CblasNonUnit, s->R, s->c);
+        gsl_blas_dgemv(CblasTrans, -1.0, &qt.matrix, &c.vector, 1.0, s->r);
+        gsl_blas_dtrsv(CblasUpper, CblasNoTrans, CblasNonUnit, &R.matrix, &c.vector);
     }
     memcpy(vp->tau, tau, n * sizeof *tau);
     vp->solved = 1;
     return GSL_SUCCESS;
+}
+
+int vp_hold_t_inf(struct vp *vp, size_t k, double t_inf)
+{
+    struct vp_series *s = &vp->s[k];
+    vp->solved = 0;
+    if (isnan(t_inf)) {
+        s->held = 0;
+        s->y = s->y_data;
+        return 0;
+    }
+    if (!s->y_fixed && !(s->y_fixed = malloc(s->m * sizeof *s->y_fixed)))
+        return -1;
+    for (size_t i = 0; i < s->m; i++)
+        s->y_fixed[i] = s->y_data[i] - t_inf;
+    s->y = s->y_fixed;
+    s->held = 1;
+    gsl_vector_set(s->c, 0, t_inf);
+    return 0;
 }
 
 double vp_rss(const struct vp *vp)
@@ -250,7 +274,7 @@ static int residual_f(const gsl_vector *u, void *params, gsl_vector *f)
 static int residual_df(const gsl_vector *u, void *params, gsl_matrix *J)
 {
     struct vp *vp = params;
-    size_t n = vp->n, q = vp->q;
+    size_t n = vp->n;
     int status = solve_at(vp, u);
     if (status != GSL_SUCCESS)
         return status;
@@ -258,8 +282,11 @@ static int residual_df(const gsl_vector *u, void *params, gsl_matrix *J)
     size_t row0 = 0;
     for (size_t k = 0; k < vp->ns; k++) {
         struct vp_series *s = &vp->s[k];
+        size_t off = s->held ? 1 : 0, q = vp->q - off;   /* held: no column of ones */
         double h[TB_FIT_MAX_ORDER + 1];
         gsl_vector_view hv = gsl_vector_view_array(h, q);
+        gsl_matrix_view qt = gsl_matrix_submatrix(s->qt, 0, 0, q, s->m);
+        gsl_matrix_view R = gsl_matrix_submatrix(s->R, 0, 0, q, q);
         for (size_t j = 0; j < n; j++) {
             double dtheta, cj = gsl_vector_get(s->c, j + 1);
             double rate = 1 / vp->tau[j], w;
@@ -274,15 +301,15 @@ static int residual_df(const gsl_vector *u, void *params, gsl_matrix *J)
 
             /* work = P⊥·(∂A/∂θⱼ)·c = cⱼ·(d − Q₁·Q₁ᵀ·d) */
             gsl_vector_memcpy(s->work, s->d);
-            gsl_blas_dgemv(CblasNoTrans, 1.0, s->qt, s->d, 0.0, &hv.vector);
-            gsl_blas_dgemv(CblasTrans, -1.0, s->qt, &hv.vector, 1.0, s->work);
+            gsl_blas_dgemv(CblasNoTrans, 1.0, &qt.matrix, s->d, 0.0, &hv.vector);
+            gsl_blas_dgemv(CblasTrans, -1.0, &qt.matrix, &hv.vector, 1.0, s->work);
             gsl_vector_scale(s->work, cj);
 
             /* + (A⁺)ᵀ·(∂A/∂θⱼ)ᵀ·r = Q₁·R⁻ᵀ·(w·unit j+1) */
             memset(h, 0, sizeof h);
-            h[j + 1] = w;
-            gsl_blas_dtrsv(CblasUpper, CblasTrans, CblasNonUnit, s->R, &hv.vector);
-            gsl_blas_dgemv(CblasTrans, 1.0, s->qt, &hv.vector, 1.0, s->work);
+            h[j + 1 - off] = w;
+            gsl_blas_dtrsv(CblasUpper, CblasTrans, CblasNonUnit, &R.matrix, &hv.vector);
+            gsl_blas_dgemv(CblasTrans, 1.0, &qt.matrix, &hv.vector, 1.0, s->work);
 
             for (size_t i = 0; i < s->m; i++)
                 gsl_matrix_set(J, row0 + i, j, -gsl_vector_get(s->work, i) * dtheta);

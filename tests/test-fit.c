@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_randist.h>
@@ -171,6 +172,36 @@ static void test_coverage(int order, size_t n, int runs)
     gsl_rng_free(rng);
 }
 
+/* The hard case for T∞'s interval: the i.MX8 model's three modes, half
+ * an hour of them (under 2 of the slowest τ), AR(1) 0.95 noise in 0.1 °C
+ * steps, the order chosen by the data.  Runs whose slow τ came out short
+ * once claimed T∞ settled a half degree below the truth (13 of 60
+ * missed it unflagged); the profile, the AR(p) prewhitening and the next
+ * order's interval must keep such silent misses rare. */
+static void test_autocorrelated_short_run(void)
+{
+    enum { N = 1801 };
+    static double t[N], y[N];
+    struct truth tr = {60, 3, {-8, -6, -3}, {40, 300, 1100}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 99);
+    int runs = runs_of(40, 1), silent = 0, covered = 0;
+    for (int r = 0; r < runs; r++) {
+        tb_fit f;
+        make_curve(&tr, N, 1, 0.1, 0.95, 0.1, rng, t, y);
+        tb_series s = {t, y, N};
+        if (tb_fit_series_auto(&s, 1, NULL, &f, err, sizeof err) != 0)
+            continue;
+        int c = covers(&f.series[0].t_inf, tr.t_inf);
+        covered += c;
+        silent += !c && !f.flags;
+        tb_fit_clear(&f);
+    }
+    ok_rate(silent <= runs / 10, "AR(1) 0.95, 30 min of 3 modes: %d of %d intervals miss T∞ unflagged "
+            "(%d cover it)", silent, runs, covered);
+    gsl_rng_free(rng);
+}
+
 static void test_shared_tau(void)
 {
     static double t[2][1800], y[2][1800];
@@ -259,18 +290,58 @@ static void test_covariance_blocks(void)
         double half = tq * sqrt(gsl_matrix_get(C, p, p) * s2), got;
         if (p >= 6)   /* τ's interval is symmetric in ln τ */
             got = log(f.tau[p - 6].hi / f.tau[p - 6].value) * f.tau[p - 6].value;
-        else if (p % 3 == 0)
-            got = f.series[p / 3].t_inf.hi - f.series[p / 3].t_inf.value;
+        else if (p % 3 == 0)   /* T∞'s own: profiled, so at least Wald's each side */
+            got = fmin(f.series[p / 3].t_inf.hi - f.series[p / 3].t_inf.value,
+                       f.series[p / 3].t_inf.value - f.series[p / 3].t_inf.lo);
         else
             got = f.series[p / 3].k[p % 3 - 1].hi - f.series[p / 3].k[p % 3 - 1].value;
-        worst = fmax(worst, fabs(got - half) / half);
+        worst = fmax(worst, p % 3 == 0 && p < 6 ? fmax(half - got, 0) / half : fabs(got - half) / half);
     }
-    ok(covar == 0 && worst < 1e-9, "intervals from blocks of rows are those of the whole Jacobian (worst %.1e)",
-       worst);
+    ok(covar == 0 && worst < 1e-9, "intervals from blocks of rows are those of the whole Jacobian, "
+       "T∞'s at least as wide (worst %.1e)", worst);
     gsl_matrix_free(J);
     gsl_matrix_free(C);
     tb_fit_clear(&f);
     gsl_rng_free(rng);
+}
+
+/* The Yule–Walker AR filter of the M residuals R with the least AIC, of
+ * order 0 to 16 (at most M/20), each order solved by GSL's Cholesky:
+ * its order, with φ into PHI and the autocovariances into ACV. */
+static size_t ar_reference(const double *r, size_t M, double *acv, double *phi)
+{
+    size_t best = 0;
+    for (size_t l = 0; l <= 16; l++) {
+        acv[l] = 0;
+        for (size_t i = l; i < M; i++)
+            acv[l] += r[i] * r[i - l] / (double)M;
+    }
+    double best_aic = (double)M * log(acv[0]);
+    for (size_t p = 1; p <= 16 && p <= M / 20; p++) {
+        gsl_matrix *A = gsl_matrix_alloc(p, p);
+        gsl_vector *b = gsl_vector_alloc(p), *x = gsl_vector_alloc(p);
+        for (size_t i = 0; i < p; i++) {
+            gsl_vector_set(b, i, acv[i + 1]);
+            for (size_t j = 0; j < p; j++)
+                gsl_matrix_set(A, i, j, acv[i > j ? i - j : j - i]);
+        }
+        gsl_linalg_cholesky_decomp1(A);
+        gsl_linalg_cholesky_solve(A, b, x);
+        double v = acv[0];
+        for (size_t j = 0; j < p; j++)
+            v -= gsl_vector_get(x, j) * acv[j + 1];
+        double aic = (double)M * log(v) + 2.0 * (double)p;
+        if (aic < best_aic) {
+            best_aic = aic;
+            best = p;
+            for (size_t j = 0; j < p; j++)
+                phi[j] = gsl_vector_get(x, j);
+        }
+        gsl_matrix_free(A);
+        gsl_vector_free(b);
+        gsl_vector_free(x);
+    }
+    return best;
 }
 
 /* The HAC interval against one computed here from scratch: the Jacobian
@@ -323,17 +394,31 @@ static void test_hac_reference(void)
     gsl_multifit_nlinear_covar(J, 0.0, B);   /* (JᵀJ)⁻¹ */
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, B, S, 0.0, T);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, B, 0.0, V);
-    /* and prewhitened (Andrews and Monahan 1992): the scores gᵢ − ρgᵢ₋₁,
-     * the lags of the whitened residuals, recoloured by 1/(1 − ρ)² */
+    /* and prewhitened (Andrews and Monahan 1992): the scores filtered by
+     * the residuals' Yule–Walker AR(p) of least AIC (p up to 16, each
+     * solved here by Cholesky rather than the library's Levinson–Durbin),
+     * the lags of the whitened residuals, recoloured by 1/(1 − Σφ)² */
+    double phi[16] = {0}, acv[17], gain = 1;
+    size_t order = ar_reference(r, M, acv, phi);
+    double a1 = 1;
+    for (size_t j = 0; j < order; j++)
+        a1 -= phi[j];
+    gain = 1 / (fmax(a1, 0.03) * fmax(a1, 0.03));
+    ok(order >= 1, "AR(1) 0.9 noise: the residuals' AR order by AIC is %zu", order);
     gsl_matrix *Sw = gsl_matrix_calloc(P, P), *Vw = gsl_matrix_alloc(P, P);
-    static double gw[M][P];
+    static double gw[M][P], uw[M];
     double u0 = 0, u1 = 0;
     for (size_t i = 0; i < M; i++) {
-        double u = r[i] - (i ? rho * r[i - 1] : 0), up = i ? r[i - 1] - (i > 1 ? rho * r[i - 2] : 0) : 0;
-        u0 += u * u;
-        u1 += i ? u * up : 0;
+        uw[i] = r[i];
         for (size_t a = 0; a < P; a++)
-            gw[i][a] = g[i][a] - (i ? rho * g[i - 1][a] : 0);
+            gw[i][a] = g[i][a];
+        for (size_t j = 0; j < order && j < i; j++) {
+            uw[i] -= phi[j] * r[i - 1 - j];
+            for (size_t a = 0; a < P; a++)
+                gw[i][a] -= phi[j] * g[i - 1 - j][a];
+        }
+        u0 += uw[i] * uw[i];
+        u1 += i ? uw[i] * uw[i - 1] : 0;
     }
     double rw = u1 / u0, aw = 4 * rw * rw / pow((1 - rw) * (1 + rw), 2);
     size_t Lw = (size_t)floor(1.1447 * cbrt(aw * M));
@@ -342,8 +427,8 @@ static void test_hac_reference(void)
         for (size_t i = l; i < M; i++)
             for (size_t a = 0; a < P; a++)
                 for (size_t b = 0; b < P; b++)
-                    *gsl_matrix_ptr(Sw, a, b) += w * (gw[i][a] * gw[i - l][b] + (l ? gw[i - l][a] * gw[i][b] : 0)) /
-                                                 ((1 - rho) * (1 - rho));
+                    *gsl_matrix_ptr(Sw, a, b) += w * (gw[i][a] * gw[i - l][b] + (l ? gw[i - l][a] * gw[i][b] : 0)) *
+                                                 gain;
     }
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, B, Sw, 0.0, T);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, B, 0.0, Vw);
@@ -355,11 +440,12 @@ static void test_hac_reference(void)
         double half = tq * sqrt(v * M / (M - P)), got;
         if (p >= 3)
             got = log(f.tau[p - 3].hi / f.tau[p - 3].value) * f.tau[p - 3].value;
-        else if (p == 0)
-            got = f.series[0].t_inf.hi - f.series[0].t_inf.value;
+        else if (p == 0)   /* profiled: at least Wald's each side */
+            got = fmin(f.series[0].t_inf.hi - f.series[0].t_inf.value,
+                       f.series[0].t_inf.value - f.series[0].t_inf.lo);
         else
             got = f.series[0].k[p - 1].hi - f.series[0].k[p - 1].value;
-        worst = fmax(worst, fabs(got - half) / half);
+        worst = fmax(worst, p == 0 ? fmax(half - got, 0) / half : fabs(got - half) / half);
         if (p == 0)
             widen = half / (tq * sqrt(gsl_matrix_get(B, 0, 0) * f.rss / (double)f.dof));
     }
@@ -1092,6 +1178,7 @@ int main(void)
     test_shared_tau();
     test_covariance_blocks();
     test_hac_reference();
+    test_autocorrelated_short_run();
     test_model_checks();
     test_bootstrap();
     test_auto_and_degenerate();
