@@ -583,74 +583,93 @@ static void jacobian_next(struct jacobian *jc, size_t k)
     }
 }
 
+/* The residuals of sensor I, run after run, into R; START[q] where run q
+ * begins (START[nruns] the end).  The count of them. */
+static size_t sensor_residuals(struct jacobian *jc, size_t i, double *v, size_t *nz,
+                               gsl_vector *r, size_t *start)
+{
+    const struct work *w = jc->w;
+    size_t n = 0;
+    double res;
+    for (size_t q = 0; q < w->nruns; q++) {
+        start[q] = n;
+        jacobian_start(jc, q);
+        for (size_t k = 0; k < jc->run->n; k++) {
+            if (!isnan(jc->run->y[i * jc->run->n + k])) {
+                jacobian_row(jc, i, k, v, nz, &res);
+                gsl_vector_set(r, n++, res);
+            }
+            jacobian_next(jc, k);
+        }
+    }
+    start[w->nruns] = n;
+    return n;
+}
+
 /* The Newey–West meats of the scores, as tb-fit's HAC intervals: each
  * row's score is the sum over its sensors of their Jacobian rows times
  * residual over variance (the sensors of a row share its noise in part),
  * each run a sequence of its own.  Into M with the lags by Andrews' AR(1)
  * plug-in on the residuals; into W the scores prewhitened by the
- * residuals' pooled AR(1) ρ, recoloured by 1/(1 − ρ)² (Andrews and
- * Monahan 1992), which holds better under strong autocorrelation.  Both
- * P × P, zeroed.  0, or -1. */
+ * residuals' pooled autoregression (its order by AIC, as tb-fit's:
+ * fit_ar_choose()), recoloured by 1/(1 − Σφ)² (Andrews and Monahan
+ * 1992), which holds better under strong autocorrelation.  Both P × P,
+ * zeroed.  0, or -1. */
 static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_matrix *M,
                     gsl_matrix *W)
 {
     const struct work *w = jc->w;
-    size_t ns = w->ns, total = 0, L = 0, Lw = 0;
-    double *v = malloc(P * sizeof *v), *g = malloc(3 * P * sizeof *g), res, c0 = 0, c1 = 0;
-    double *gw = g ? g + P : NULL, *prev = g ? g + 2 * P : NULL;
+    size_t ns = w->ns, total = 0, L = 0, Lw = 0, points = 0;
+    double *v = malloc(P * sizeof *v), *g = malloc((2 + FIT_AR_MAX) * P * sizeof *g), res;
+    double acv[FIT_AR_MAX + 1] = {0};
     size_t *nz = malloc(P * sizeof *nz), *start = NULL;
-    gsl_vector *r = NULL;
+    gsl_vector *r = NULL, *u = NULL;
     struct newey_west nw = {0}, nww = {0};
+    struct fit_ar ar;
     int rc = -1;
     for (size_t q = 0; q < w->nruns; q++)
         total += w->r[q]->n;
-    if (!v || !g || !nz || !(r = gsl_vector_alloc(total)) ||
+    if (!v || !g || !nz || !(r = gsl_vector_alloc(total)) || !(u = gsl_vector_alloc(total)) ||
         !(start = malloc((w->nruns + 1) * sizeof *start)))
         goto out;
-    /* the lags: the longest any sensor's residuals want; ρ pooled */
+    double *gw = g + P, *past = g + 2 * P;
+    /* the AR filter pooled over sensors and runs; the lags: the longest
+     * any sensor's residuals want, raw and whitened */
     for (int pass = 0; pass < 2; pass++) {
-        double rho = c0 > 0 ? fmin(fmax(c1 / c0, -0.97), 0.97) : 0;
+        if (pass == 1)
+            fit_ar_choose(acv, points, points / 20, &ar);
         for (size_t i = 0; i < ns; i++) {
-            size_t n = 0;
+            size_t n = sensor_residuals(jc, i, v, nz, r, start);
             for (size_t q = 0; q < w->nruns; q++) {
-                start[q] = n;
-                jacobian_start(jc, q);
-                for (size_t k = 0; k < jc->run->n; k++) {
-                    if (!isnan(jc->run->y[i * jc->run->n + k])) {
-                        jacobian_row(jc, i, k, v, nz, &res);
-                        gsl_vector_set(r, n++, res);
-                    }
-                    jacobian_next(jc, k);
+                size_t len = start[q + 1] - start[q];
+                const double *x = r->data + start[q] * r->stride;
+                for (size_t k = 0; k < len; k++) {
+                    if (pass == 0)
+                        for (size_t l = 0; l <= FIT_AR_MAX && l <= k; l++)
+                            acv[l] += x[k * r->stride] * x[(k - l) * r->stride];
+                    else
+                        gsl_vector_set(u, start[q] + k, fit_ar_whiten(&ar, x, k, r->stride));
                 }
+                points += pass == 0 ? len : 0;
             }
-            start[w->nruns] = n;
-            /* first pass: raw residuals; second: whitened by ρ */
-            for (size_t q = 0; q < w->nruns; q++)
-                for (size_t k = start[q + 1]; k-- > start[q];) {
-                    double x = gsl_vector_get(r, k), before = k > start[q] ? gsl_vector_get(r, k - 1) : 0;
-                    if (pass == 0) {
-                        c0 += x * x;
-                        c1 += x * before;
-                    } else {
-                        gsl_vector_set(r, k, x - rho * before);
-                    }
-                }
             if (n >= 8) {
-                gsl_vector_view rv = gsl_vector_subvector(r, 0, n);
+                gsl_vector_view rv = gsl_vector_subvector(pass == 0 ? r : u, 0, n);
                 size_t l = fit_hac_lags(&rv.vector);
                 size_t *most = pass == 0 ? &L : &Lw;
                 *most = l > *most ? l : *most;
             }
         }
+        if (pass == 0)
+            for (size_t l = 0; l <= FIT_AR_MAX; l++)
+                acv[l] /= (double)(points ? points : 1);
     }
-    double rho = c0 > 0 ? fmin(fmax(c1 / c0, -0.97), 0.97) : 0, f = 1 / ((1 - rho) * (1 - rho));
     if (newey_west_start(&nw, P, L) < 0 || newey_west_start(&nww, P, Lw) < 0)
         goto out;
     for (size_t q = 0; q < w->nruns; q++) {
         jacobian_start(jc, q);
         newey_west_restart(&nw);
         newey_west_restart(&nww);
-        memset(prev, 0, P * sizeof *prev);
+        size_t seen = 0;   /* the run's scores so far */
         for (size_t k = 0; k < jc->run->n; k++) {
             memset(g, 0, P * sizeof *g);
             int any = 0;
@@ -662,13 +681,17 @@ static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_mat
                     g[nz[a]] += v[a] * res / sigma2[i];
                 any = 1;
             }
-            if (any) {
-                for (size_t a = 0; a < P; a++) {   /* prewhitened: gₖ − ρ·gₖ₋₁ */
-                    gw[a] = g[a] - rho * prev[a];
-                    prev[a] = g[a];
+            if (any) {   /* prewhitened: gₖ − Σⱼ φⱼ·gₖ₋ⱼ, the past in a ring */
+                memcpy(gw, g, P * sizeof *g);
+                for (size_t j = 0; j < ar.p && j < seen; j++) {
+                    const double *old = past + ((seen - 1 - j) % FIT_AR_MAX) * P;
+                    for (size_t a = 0; a < P; a++)
+                        gw[a] -= ar.phi[j] * old[a];
                 }
+                memcpy(past + (seen % FIT_AR_MAX) * P, g, P * sizeof *g);
+                seen++;
                 newey_west_add(&nw, g, M, 1);
-                newey_west_add(&nww, gw, W, f);
+                newey_west_add(&nww, gw, W, ar.gain);
             }
             jacobian_next(jc, k);
         }
@@ -684,6 +707,7 @@ out:
     free(nw.A);
     free(nww.A);
     gsl_vector_free(r);
+    gsl_vector_free(u);
     return rc;
 }
 
