@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cpu_load.h"
+#include "board_info.h"
 #include "csv_writer.h"
 #include "options.h"
 #include "freezer.h"
@@ -969,6 +970,27 @@ static long peak_rss_kib(void)
     return kib;
 }
 
+/* The board's identity (board_info.c) before the metadata given, so that
+ * --meta board=... given by hand replaces what the board says. */
+static int add_board_meta(struct record_settings *s)
+{
+    struct board_info b;
+    if (board_info_read(&b, s->sysfs_root) < 0)
+        return -1;
+    char **all = malloc((b.n + s->nmetas + 1) * sizeof *all);
+    if (!all) {
+        board_info_free(&b);
+        return -1;
+    }
+    memcpy(all, b.kv, b.n * sizeof *all);
+    if (s->nmetas)
+        memcpy(all + b.n, s->metas, s->nmetas * sizeof *all);
+    free(s->metas);
+    s->metas = all;
+    s->nmetas += b.n;
+    return 0;
+}
+
 /* "# window: 30ms/100ms", the schedule the window column's edges follow,
  * and "# window_freeze: cgroup2", how the benchmark was stopped outside. */
 static int add_window_meta(struct record_settings *s, const struct freezer *f)
@@ -1097,7 +1119,8 @@ int main(int argc, char **argv)
         }
     }
     /* the trip points the zones had, for tb-fit --trip zone */
-    if (!s.no_meta && sensors_zone_metas(r.sensors, r.nsensors, &s.metas, &s.nmetas) < 0) {
+    if (!s.no_meta && (add_board_meta(&s) < 0 ||
+                       sensors_zone_metas(r.sensors, r.nsensors, &s.metas, &s.nmetas) < 0)) {
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
