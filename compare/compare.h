@@ -16,7 +16,10 @@
 #include "grouping.h"
 #include "tbfit.h"
 
-enum compare_format { COMPARE_TEXT, COMPARE_CSV, COMPARE_JSON, COMPARE_MARKDOWN };
+enum compare_format {
+    COMPARE_TEXT, COMPARE_CSV, COMPARE_JSON, COMPARE_MARKDOWN,
+    COMPARE_JUNIT, COMPARE_TAP, COMPARE_KCIDB   /* for CI: compare_ci.c */
+};
 
 struct compare_settings {
     struct tb_model_settings m;
@@ -101,6 +104,9 @@ enum compare_metric {
 const char *compare_metric_name(int m, char *buf, size_t size);
 const char *compare_metric_label(int m, int text, char *buf, size_t size);
 
+/* Metric M's unit ("°C", "s", "operations/s"; "" for a share) into BUF. */
+const char *compare_metric_unit(int m, char *buf, size_t size);
+
 struct compare_cell {     /* one metric of one group of one column */
     size_t n;
     size_t nflagged;         /* of them, flagged fits (--include-flagged) */
@@ -163,9 +169,18 @@ int compare_left_out(const struct compare_settings *s, const tb_result *r);
 
 /* --- reports (compare_report.c) --- */
 
-/* The table on standard output in S->format; NFAILED fits were left out. */
+/* The table on standard output in S->format; NFAILED fits were left out;
+ * ROWS (N) the fits it was built from. */
 void compare_report(const struct compare_settings *s, const struct compare_table *t,
-                    size_t nfailed);
+                    size_t nfailed, const struct compare_row *rows, size_t n);
+
+/* --- reports for CI (compare_ci.c) --- */
+
+/* The table as JUnit XML, TAP 13 or KCIDB v5 (S->format): a test per
+ * group, column and metric, failed by a regression, an error where too
+ * few sound fits leave it inconclusive. */
+void compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
+                       const struct compare_row *rows, size_t n);
 
 /* --plot: the first column's groups drawn by tb-plot compare.
  * TB_EXIT_OK, or TB_EXIT_INPUT with a message on standard error. */

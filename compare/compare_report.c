@@ -18,6 +18,14 @@
 #include "find_program.h"
 #include "output.h"
 
+const char *compare_metric_unit(int m, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", m == M_TINF || m == M_PEAK ? "°C"
+                              : m == M_OPS || m == M_SUSTAINED ? "operations/s"
+                              : m == M_THROTTLED ? "" : "s");
+    return buf;
+}
+
 static const char *unit_of(int m)
 {
     switch (m) {
@@ -509,7 +517,7 @@ int compare_plot(const struct compare_settings *s, const struct compare_row *row
 }
 
 void compare_report(const struct compare_settings *s, const struct compare_table *t,
-                    size_t nfailed)
+                    size_t nfailed, const struct compare_row *rows, size_t n)
 {
     if (s->format != COMPARE_TEXT && s->format != COMPARE_MARKDOWN && t->nleft_out) {
         fputs("tb-compare: ", stderr);   /* said where the output is for a program */
@@ -520,5 +528,6 @@ void compare_report(const struct compare_settings *s, const struct compare_table
     case COMPARE_CSV: print_csv(t); break;
     case COMPARE_JSON: print_json(s, t, nfailed); break;
     case COMPARE_MARKDOWN: print_markdown(s, t, nfailed); break;
+    default: compare_report_ci(s, t, rows, n); break;
     }
 }

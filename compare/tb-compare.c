@@ -75,7 +75,8 @@ static const char usage_text[] =
     "  -j, --jobs=N           fit N inputs at a time (default 1)\n"
     "\n"
     "Output:\n"
-    "  -f, --format=FORMAT    text (default), csv, json or markdown\n"
+    "  -f, --format=FORMAT    text (default), csv, json or markdown; for CI, junit\n"
+    "                         (JUnit XML), tap (TAP 13) or kcidb (KCIDB v5 tests)\n"
     "      --plot=FILE        draw the first column's groups with tb-plot compare\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -184,19 +185,18 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
             if (tb_cli_jobs(optarg, &s->jobs, err, sizeof err) < 0)
                 return usage_error("%s", err);
             break;
-        case 'f':
-            if (strcmp(optarg, "text") == 0)
-                s->format = COMPARE_TEXT;
-            else if (strcmp(optarg, "csv") == 0)
-                s->format = COMPARE_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                s->format = COMPARE_JSON;
-            else if (strcmp(optarg, "markdown") == 0)
-                s->format = COMPARE_MARKDOWN;
-            else {
-                return usage_error("--format wants text, csv, json or markdown, not '%s'", optarg);
-            }
+        case 'f': {
+            static const char *const names[] = {"text", "csv", "json", "markdown", "junit", "tap",
+                                                "kcidb"};
+            size_t f = 0;
+            while (f < sizeof names / sizeof *names && strcmp(optarg, names[f]) != 0)
+                f++;
+            if (f == sizeof names / sizeof *names)
+                return usage_error("--format wants text, csv, json, markdown, junit, tap or kcidb, "
+                                   "not '%s'", optarg);
+            s->format = (enum compare_format)f;
             break;
+        }
         case 'h':
             fputs(usage_text, stdout);
             exit(TB_EXIT_OK);
@@ -342,7 +342,7 @@ int main(int argc, char **argv)
                 if (t.order_lo[c] != t.order_hi[c])
                     fprintf(stderr, "tb-compare: %s: fits of orders %d to %d: their τ are not compared "
                             "(fit every run with one --order)\n", t.columns[c], t.order_lo[c], t.order_hi[c]);
-            compare_report(&s, &t, nfailed);
+            compare_report(&s, &t, nfailed, rows, nrows);
             if (compare_regressed(&t))
                 status = TB_EXIT_FIT;
             else if (compare_inconclusive(&t) && status == TB_EXIT_OK)

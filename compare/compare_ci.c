@@ -1,0 +1,394 @@
+/*
+ * compare_ci.c -- tb-compare's table in the formats CI systems and
+ * kernel-CI dashboards read: JUnit XML, TAP 13 and KCIDB v5.
+ *
+ * Each is a list of tests, one per group × column × metric measured: a
+ * group tested against the baseline passes or fails by its verdict (a
+ * regression fails; too few sound fits is an error, never a pass); the
+ * baseline's own cells, and every cell when no regression was asked for,
+ * are measurements without a verdict.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "output.h"
+
+/* One test of the list: a cell, its test against the baseline or NULL. */
+struct ci_test {
+    size_t column, group;
+    int metric;
+    const struct compare_cell *cell;
+    const struct compare_test *test;
+};
+
+enum ci_status { CI_DONE, CI_PASS, CI_FAIL, CI_ERROR };
+
+static enum ci_status ci_status(const struct compare_settings *s, const struct ci_test *k)
+{
+    if (!k->test)
+        return CI_DONE;
+    if (k->test->inconclusive)
+        return CI_ERROR;
+    if (k->test->regression)
+        return CI_FAIL;
+    return s->regression ? CI_PASS : CI_DONE;
+}
+
+/* Every cell measured, in the table's order, into *OUT (free()): the
+ * count, or 0 (with *OUT NULL) when there is none or memory runs out. */
+static size_t ci_tests(const struct compare_table *t, struct ci_test **out)
+{
+    size_t n = 0;
+    *out = malloc(t->ncolumns * t->ngroups * M_COUNT * sizeof **out);
+    if (!*out)
+        return 0;
+    for (size_t c = 0; c < t->ncolumns; c++)
+        for (size_t g = 0; g < t->ngroups; g++)
+            for (int m = 0; m < M_COUNT; m++) {
+                const struct compare_cell *cl = compare_cell_at(t, c, g, m);
+                const struct compare_test *k = NULL;
+                for (size_t i = 0; i < t->ntests; i++)
+                    if (t->tests[i].column == c && t->tests[i].group == g &&
+                        t->tests[i].metric == m)
+                        k = &t->tests[i];
+                if (cl->n || (k && k->inconclusive))
+                    (*out)[n++] = (struct ci_test){c, g, m, cl, k};
+            }
+    return n;
+}
+
+/* What a test says in words: "52.10 [51.95, 52.25] °C, 3 runs; +0.80
+ * [+0.62, +0.98] against 5.4, p 0.0012: regression". */
+static void ci_summary(const struct compare_table *t, const struct ci_test *k, char *out,
+                       size_t size)
+{
+    char mean[32], lo[32], hi[32], unit[32];
+    int d = isfinite(k->cell->lo) ? tb_interval_decimals(k->cell->mean, k->cell->lo, k->cell->hi, 2) : 2;
+    compare_metric_unit(k->metric, unit, sizeof unit);
+    tb_format_number(mean, sizeof mean, k->cell->mean, d, 0);
+    size_t used;
+    if (isfinite(k->cell->lo) && isfinite(k->cell->hi)) {
+        tb_format_number(lo, sizeof lo, k->cell->lo, d, 0);
+        tb_format_number(hi, sizeof hi, k->cell->hi, d, 0);
+        used = (size_t)snprintf(out, size, "%s [%s, %s]%s%s, %zu run%s", mean, lo, hi, *unit ? " " : "",
+                                unit, k->cell->n, k->cell->n == 1 ? "" : "s");
+    } else if (k->cell->n) {
+        used = (size_t)snprintf(out, size, "%s%s%s, %zu run%s", mean, *unit ? " " : "", unit,
+                                k->cell->n, k->cell->n == 1 ? "" : "s");
+    } else {
+        used = (size_t)snprintf(out, size, "no sound fit");
+    }
+    if (!k->test || used >= size)
+        return;
+    if (k->test->inconclusive) {
+        snprintf(out + used, size - used, "; inconclusive against %s: too few sound fits",
+                 t->groups[t->baseline]);
+        return;
+    }
+    const tb_welch_result *w = &k->test->w;
+    int dd = tb_interval_decimals(w->diff, w->lo, w->hi, 2);
+    tb_format_number(mean, sizeof mean, w->diff, dd, 1);
+    tb_format_number(lo, sizeof lo, w->lo, dd, 1);
+    tb_format_number(hi, sizeof hi, w->hi, dd, 1);
+    snprintf(out + used, size - used, "; %s [%s, %s] against %s, p %.2g%s%s", mean, lo, hi,
+             t->groups[t->baseline], k->test->p_adj, *k->test->verdict ? ": " : "",
+             k->test->verdict);
+}
+
+/* --- JUnit XML ---------------------------------------------------------- */
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t')
+                fputc(*s, f);
+        }
+    }
+}
+
+static void xml_property(FILE *f, const char *prefix, const char *name, const char *value)
+{
+    fputs("      <property name=\"", f);
+    xml_text(f, prefix);
+    fputc('.', f);
+    xml_text(f, name);
+    fputs("\" value=\"", f);
+    xml_text(f, value);
+    fputs("\"/>\n", f);
+}
+
+static void xml_number_property(FILE *f, const char *prefix, const char *name, double x)
+{
+    char v[40];
+    if (!isfinite(x))
+        return;
+    snprintf(v, sizeof v, "%.10g", x);
+    xml_property(f, prefix, name, v);
+}
+
+/* A testsuite's properties: each of its tests' numbers, by metric. */
+static void junit_properties(const struct compare_table *t, const struct ci_test *k, size_t n)
+{
+    char buf[32], unit[32];
+    puts("    <properties>");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
+        compare_metric_unit(k[i].metric, unit, sizeof unit);
+        xml_number_property(stdout, name, "mean", k[i].cell->n ? k[i].cell->mean : NAN);
+        xml_number_property(stdout, name, "lo", k[i].cell->lo);
+        xml_number_property(stdout, name, "hi", k[i].cell->hi);
+        xml_number_property(stdout, name, "runs", (double)k[i].cell->n);
+        if (*unit)
+            xml_property(stdout, name, "unit", unit);
+        if (k[i].test && !k[i].test->inconclusive) {
+            xml_property(stdout, name, "baseline", t->groups[t->baseline]);
+            xml_number_property(stdout, name, "diff", k[i].test->w.diff);
+            xml_number_property(stdout, name, "diff_lo", k[i].test->w.lo);
+            xml_number_property(stdout, name, "diff_hi", k[i].test->w.hi);
+            xml_number_property(stdout, name, "p_holm", k[i].test->p_adj);
+            if (*k[i].test->verdict)
+                xml_property(stdout, name, "verdict", k[i].test->verdict);
+        }
+    }
+    puts("    </properties>");
+}
+
+/* JUnit XML (the xUnit plugin's junit-10.xsd): a testsuite per group and
+ * column, its numbers as properties, a testcase per metric. */
+static void print_junit(const struct compare_settings *s, const struct compare_table *t,
+                        const struct ci_test *k, size_t n)
+{
+    size_t failures = 0, errors = 0;
+    for (size_t i = 0; i < n; i++) {
+        failures += ci_status(s, &k[i]) == CI_FAIL;
+        errors += ci_status(s, &k[i]) == CI_ERROR;
+    }
+    printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+           "<testsuites name=\"tb-compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+           n, failures, errors);
+    for (size_t i = 0; i < n;) {
+        size_t j = i, f = 0, e = 0;
+        while (j < n && k[j].column == k[i].column && k[j].group == k[i].group) {
+            f += ci_status(s, &k[j]) == CI_FAIL;
+            e += ci_status(s, &k[j]) == CI_ERROR;
+            j++;
+        }
+        fputs("  <testsuite name=\"", stdout);
+        xml_text(stdout, t->groups[k[i].group]);
+        fputc('/', stdout);
+        xml_text(stdout, t->columns[k[i].column]);
+        printf("\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", j - i, f, e);
+        junit_properties(t, k + i, j - i);
+        for (size_t m = i; m < j; m++) {
+            char buf[32], summary[512];
+            const char *name = compare_metric_name(k[m].metric, buf, sizeof buf);
+            ci_summary(t, &k[m], summary, sizeof summary);
+            fputs("    <testcase classname=\"thermal.", stdout);
+            xml_text(stdout, t->columns[k[m].column]);
+            fputs("\" name=\"", stdout);
+            xml_text(stdout, t->groups[k[m].group]);
+            printf(" %s\">\n", name);
+            enum ci_status st = ci_status(s, &k[m]);
+            if (st == CI_FAIL || st == CI_ERROR) {
+                printf("      <%s type=\"%s\" message=\"", st == CI_FAIL ? "failure" : "error",
+                       st == CI_FAIL ? k[m].test->verdict : "inconclusive");
+                xml_text(stdout, summary);
+                printf("\"/>\n");
+            }
+            fputs("      <system-out>", stdout);
+            xml_text(stdout, summary);
+            puts("</system-out>\n    </testcase>");
+        }
+        puts("  </testsuite>");
+        i = j;
+    }
+    puts("</testsuites>");
+}
+
+/* --- TAP ------------------------------------------------------------------ */
+
+static void yaml_string(const char *key, const char *value)
+{
+    printf("  %s: ", key);
+    tb_json_string(stdout, value);   /* a JSON string is a YAML flow scalar */
+    putchar('\n');
+}
+
+static void yaml_number(const char *key, double x)
+{
+    if (isfinite(x))
+        printf("  %s: %.10g\n", key, x);
+}
+
+/* TAP version 13, which TAP 14's and KTAP's parsers read too (and Perl's
+ * TAP::Parser, which knows no later one): a test point per test, "not ok"
+ * for a regression and for too few sound fits, its numbers in a YAML
+ * block. */
+static void print_tap(const struct compare_settings *s, const struct compare_table *t,
+                      const struct ci_test *k, size_t n)
+{
+    printf("TAP version 13\n1..%zu\n", n);
+    for (size_t i = 0; i < n; i++) {
+        char buf[32], unit[32], summary[512];
+        const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
+        compare_metric_unit(k[i].metric, unit, sizeof unit);
+        ci_summary(t, &k[i], summary, sizeof summary);
+        enum ci_status st = ci_status(s, &k[i]);
+        /* '#' would start a directive in a description: none in ours */
+        printf("%s %zu - %s %s %s\n", st == CI_FAIL || st == CI_ERROR ? "not ok" : "ok", i + 1,
+               t->groups[k[i].group], t->columns[k[i].column], name);
+        puts("  ---");
+        yaml_string("message", summary);
+        yaml_string("group", t->groups[k[i].group]);
+        yaml_string("column", t->columns[k[i].column]);
+        yaml_string("metric", name);
+        if (*unit)
+            yaml_string("unit", unit);
+        printf("  runs: %zu\n", k[i].cell->n);
+        if (k[i].cell->n)
+            yaml_number("mean", k[i].cell->mean);
+        yaml_number("lo", k[i].cell->lo);
+        yaml_number("hi", k[i].cell->hi);
+        if (k[i].test) {
+            yaml_string("baseline", t->groups[t->baseline]);
+            if (!k[i].test->inconclusive) {
+                yaml_number("diff", k[i].test->w.diff);
+                yaml_number("diff_lo", k[i].test->w.lo);
+                yaml_number("diff_hi", k[i].test->w.hi);
+                yaml_number("p_holm", k[i].test->p_adj);
+            }
+            yaml_string("verdict", k[i].test->inconclusive ? "inconclusive" : k[i].test->verdict);
+        }
+        puts("  ...");
+    }
+}
+
+/* --- KCIDB v5 ------------------------------------------------------------ */
+
+/* The device tree's compatible strings the runs of group G say, where
+ * they all say the same, or NULL. */
+static const char *group_compatible(const struct compare_row *rows, size_t nrows, size_t g,
+                                    const struct compare_table *t, char *buf, size_t size)
+{
+    int seen = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (!rows[i].group || strcmp(rows[i].group, t->groups[g]) != 0)
+            continue;
+        char *c = tb_result_meta(&rows[i].r, "compatible");
+        if (!c || (seen && strcmp(c, buf) != 0)) {
+            free(c);
+            return NULL;
+        }
+        snprintf(buf, size, "%s", c);
+        free(c);
+        seen = 1;
+    }
+    return seen && *buf ? buf : NULL;
+}
+
+/* S with every '.' (a level of a KCIDB path) as '_'. */
+static void kcidb_path_part(const char *s)
+{
+    for (; *s; s++)
+        putchar(*s == '.' || (unsigned char)*s < 0x20 ? '_' : *s);
+}
+
+/* The path's metric: "tinf", "tau1", "ops_per_s". */
+static const char *kcidb_metric(int m, char *buf, size_t size)
+{
+    return m == M_TINF ? "tinf" : compare_metric_name(m, buf, size);
+}
+
+static void kcidb_test(const struct compare_settings *s, const struct compare_table *t,
+                       const struct ci_test *k, const char *compatible)
+{
+    static const char *const status[] = {"DONE", "PASS", "FAIL", "ERROR"};
+    char buf[32], unit[32], summary[512];
+    const char *metric = kcidb_metric(k->metric, buf, sizeof buf);
+    compare_metric_unit(k->metric, unit, sizeof unit);
+    ci_summary(t, k, summary, sizeof summary);
+    printf("  {\"id\": ");
+    char id[600];
+    snprintf(id, sizeof id, "tbkit:%s:thermal.%s.%s", t->groups[k->group], metric,
+             t->columns[k->column]);
+    tb_json_string(stdout, id);
+    printf(", \"build_id\": ");
+    snprintf(id, sizeof id, "tbkit:%s", t->groups[k->group]);
+    tb_json_string(stdout, id);
+    printf(", \"origin\": \"tbkit\", \"path\": \"thermal.%s.", metric);
+    kcidb_path_part(t->columns[k->column]);
+    printf("\", \"status\": \"%s\"", status[ci_status(s, k)]);
+    if (k->cell->n && isfinite(k->cell->mean)) {
+        printf(", \"number\": {\"value\": %.10g", k->cell->mean);
+        if (*unit)
+            printf(", \"unit\": \"%s\"", unit);
+        putchar('}');
+    }
+    printf(", \"comment\": ");
+    tb_json_string(stdout, summary);
+    if (compatible) {   /* its strings, space-separated in the run's metadata */
+        printf(", \"environment\": {\"compatible\": [");
+        const char *p = compatible;
+        for (int first = 1; *p; first = 0) {
+            size_t len = strcspn(p, " ");
+            printf("%s\"%.*s\"", first ? "" : ", ", (int)len, p);
+            p += len + strspn(p + len, " ");
+        }
+        printf("]}");
+    }
+    printf(", \"misc\": {\"group\": ");
+    tb_json_string(stdout, t->groups[k->group]);
+    printf(", \"column\": ");
+    tb_json_string(stdout, t->columns[k->column]);
+    printf(", \"runs\": %zu", k->cell->n);
+    if (isfinite(k->cell->lo) && isfinite(k->cell->hi))
+        printf(", \"lo\": %.10g, \"hi\": %.10g", k->cell->lo, k->cell->hi);
+    if (k->test && !k->test->inconclusive)
+        printf(", \"diff\": %.10g, \"diff_lo\": %.10g, \"diff_hi\": %.10g, \"p_holm\": %.4g",
+               k->test->w.diff, k->test->w.lo, k->test->w.hi, k->test->p_adj);
+    printf("}}");
+}
+
+/* KCIDB v5.3 I/O: the tests, each of the build its group names
+ * ("tbkit:GROUP"), with the board's compatible strings where its runs
+ * say them.  A submitter supplies the builds and checkouts. */
+static void print_kcidb(const struct compare_settings *s, const struct compare_table *t,
+                        const struct ci_test *k, size_t n, const struct compare_row *rows,
+                        size_t nrows)
+{
+    printf("{\"version\": {\"major\": 5, \"minor\": 3}, \"tests\": [\n");
+    for (size_t i = 0; i < n; i++) {
+        char buf[1024];
+        const char *compatible = group_compatible(rows, nrows, k[i].group, t, buf, sizeof buf);
+        kcidb_test(s, t, &k[i], compatible);
+        printf("%s\n", i + 1 < n ? "," : "");
+    }
+    printf("]}\n");
+}
+
+void compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
+                       const struct compare_row *rows, size_t nrows)
+{
+    struct ci_test *k;
+    size_t n = ci_tests(t, &k);
+    switch (s->format) {
+    case COMPARE_JUNIT: print_junit(s, t, k, n); break;
+    case COMPARE_TAP: print_tap(s, t, k, n); break;
+    case COMPARE_KCIDB: print_kcidb(s, t, k, n, rows, nrows); break;
+    default: break;
+    }
+    free(k);
+}
