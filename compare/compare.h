@@ -125,6 +125,10 @@ struct compare_test {     /* one group against the baseline, one metric */
     int inconclusive;        /* too few sound fits to test: no w, no p */
 };
 
+/* A group whose leading keys have no baseline group (compare_table's
+ * baseline_of): a board without the baseline kernel. */
+#define COMPARE_NO_BASELINE ((size_t)-1)
+
 /* The fewest sound fits a group needs for its T∞ to be tested. */
 #define COMPARE_MIN_FITS 2
 
@@ -133,7 +137,11 @@ struct compare_table {
     size_t ncolumns;
     char **groups;           /* in order: --group-order, then natural */
     size_t ngroups;
-    size_t baseline;
+    size_t baseline;              /* the (first) baseline group */
+    size_t *baseline_of;          /* [group]: its baseline, COMPARE_NO_BASELINE
+                                     where its leading keys have none */
+    char *baseline_label;         /* "6.1 of each meta:board", or NULL: one
+                                     baseline for all */
     struct compare_cell *cells;   /* [column][group][metric] */
     struct compare_test *tests;
     size_t ntests;
@@ -150,6 +158,13 @@ struct compare_table {
 int compare_table_build(const struct compare_settings *s, const struct compare_row *rows,
                         size_t n, struct compare_table *t, char *err, size_t errlen);
 void compare_table_free(struct compare_table *t);
+
+/* What the groups are compared with, for a report's words: the baseline
+ * group's name, or "6.1 of each meta:board". */
+const char *compare_baseline_label(const struct compare_table *t);
+
+/* Group G's baseline's name, or "none" where it has none. */
+const char *compare_baseline_name(const struct compare_table *t, size_t g);
 
 /* The cell of column C, group G, metric M. */
 const struct compare_cell *compare_cell_at(const struct compare_table *t, size_t c, size_t g,

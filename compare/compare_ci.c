@@ -89,7 +89,7 @@ static void ci_summary(const struct compare_table *t, const struct ci_test *k, c
         return;
     if (k->test->inconclusive) {
         snprintf(out + used, size - used, "; inconclusive against %s: too few sound fits",
-                 t->groups[t->baseline]);
+                 compare_baseline_name(t, k->group));
         return;
     }
     const tb_welch_result *w = &k->test->w;
@@ -98,7 +98,7 @@ static void ci_summary(const struct compare_table *t, const struct ci_test *k, c
     tb_format_number(lo, sizeof lo, w->lo, dd, 1);
     tb_format_number(hi, sizeof hi, w->hi, dd, 1);
     snprintf(out + used, size - used, "; %s [%s, %s] against %s, p %.2g%s%s", mean, lo, hi,
-             t->groups[t->baseline], k->test->p_adj, *k->test->verdict ? ": " : "",
+             compare_baseline_name(t, k->group), k->test->p_adj, *k->test->verdict ? ": " : "",
              k->test->verdict);
 }
 
@@ -154,7 +154,7 @@ static void junit_properties(const struct compare_table *t, const struct ci_test
         if (*unit)
             xml_property(stdout, name, "unit", unit);
         if (k[i].test && !k[i].test->inconclusive) {
-            xml_property(stdout, name, "baseline", t->groups[t->baseline]);
+            xml_property(stdout, name, "baseline", compare_baseline_name(t, k[i].group));
             xml_number_property(stdout, name, "diff", k[i].test->w.diff);
             xml_number_property(stdout, name, "diff_lo", k[i].test->w.lo);
             xml_number_property(stdout, name, "diff_hi", k[i].test->w.hi);
@@ -263,7 +263,7 @@ static void print_tap(const struct compare_settings *s, const struct compare_tab
         yaml_number("lo", k[i].cell->lo);
         yaml_number("hi", k[i].cell->hi);
         if (k[i].test) {
-            yaml_string("baseline", t->groups[t->baseline]);
+            yaml_string("baseline", compare_baseline_name(t, k[i].group));
             if (!k[i].test->inconclusive) {
                 yaml_number("diff", k[i].test->w.diff);
                 yaml_number("diff_lo", k[i].test->w.lo);

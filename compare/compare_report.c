@@ -126,7 +126,8 @@ static void verdict_line(const struct compare_settings *s, const struct compare_
             used += (size_t)snprintf(out + used, size - used, "%sinconclusive: %s, %s (%zu and %zu "
                                      "sound fits; %d needed)", used ? "; " : "", t->groups[q->group],
                                      t->columns[q->column],
-                                     compare_cell_at(t, q->column, t->baseline, M_TINF)->n,
+                                     t->baseline_of[q->group] == COMPARE_NO_BASELINE ? 0 :
+                                     compare_cell_at(t, q->column, t->baseline_of[q->group], M_TINF)->n,
                                      compare_cell_at(t, q->column, q->group, M_TINF)->n,
                                      COMPARE_MIN_FITS);
     }
@@ -153,7 +154,7 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             wg = tb_display_width(t->groups[g]);
     for (size_t c = 0; c < t->ncolumns; c++) {
         printf("%s%s: groups by %s, %s %s\n", c ? "\n" : "", t->columns[c], s->group_by,
-               s->regression ? "baseline" : "differences from", t->groups[t->baseline]);
+               s->regression ? "baseline" : "differences from", compare_baseline_label(t));
         if (t->order_lo[c] != t->order_hi[c])
             printf("  τ not compared: fits of orders %d to %d (their τᵢ are different time "
                    "constants; fit every run with one --order)\n", t->order_lo[c], t->order_hi[c]);
@@ -208,7 +209,7 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
                 printf("  (%zu flagged)", tinf->nflagged);
             putchar('\n');
         }
-        printf("  versus %s (Welch's t-test%s; Holm-corrected p, α = %g):\n", t->groups[t->baseline],
+        printf("  versus %s (Welch's t-test%s; Holm-corrected p, α = %g):\n", compare_baseline_label(t),
                t->order_lo[c] == t->order_hi[c] ? ", τ on a log scale" : "", 1 - s->m.fit.level);
         int any_here = 0;
         for (size_t i = 0; i < t->ntests; i++)
@@ -278,7 +279,7 @@ static void print_csv(const struct compare_table *t)
                 putchar(',');
                 tb_csv_number(stdout, cl->sd);
                 putchar(',');
-                tb_csv_write_string(stdout, t->groups[t->baseline]);
+                tb_csv_write_string(stdout, compare_baseline_name(t, g));
                 if (k) {
                     double v[] = {k->w.diff, k->w.lo, k->w.hi, k->w.p, k->p_adj};
                     for (size_t j = 0; j < sizeof v / sizeof *v; j++) {
@@ -300,7 +301,7 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
     printf("{\"group_by\": ");
     tb_json_string(stdout, s->group_by);
     printf(", \"baseline\": ");
-    tb_json_string(stdout, t->groups[t->baseline]);
+    tb_json_string(stdout, compare_baseline_label(t));
     printf(", \"level\": %g, \"correction\": \"holm\", \"mode\": \"%s\", \"regression\": %s, "
            "\"inconclusive\": %s, \"failed_fits\": %zu,\n", s->m.fit.level,
            s->regression ? "regression" : "comparison", any ? "true" : "false",
@@ -380,7 +381,7 @@ static void print_markdown(const struct compare_settings *s, const struct compar
     verdict_line(s, t, verdict, sizeof verdict);
     printf("**tb-compare: %s** (groups by `%s`, %s `%s`, Welch's t-test, Holm-corrected, "
            "α = %g%s)\n\n", verdict, s->group_by, s->regression ? "baseline" : "versus",
-           t->groups[t->baseline], 1 - s->m.fit.level,
+           compare_baseline_label(t), 1 - s->m.fit.level,
            nfailed ? ", some fits failed and were excluded" : "");
     if (t->nleft_out) {
         left_out_text(t, stdout);
@@ -414,7 +415,7 @@ static void print_markdown(const struct compare_settings *s, const struct compar
             putchar('\n');
         }
         printf("\n| versus %s | metric | change | p (Holm) | verdict |\n|---|---|---|---|---|\n",
-               t->groups[t->baseline]);
+               compare_baseline_label(t));
         for (size_t i = 0; i < t->ntests; i++) {
             struct compare_test *k = &t->tests[i];
             if (k->column != c)

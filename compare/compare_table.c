@@ -91,7 +91,7 @@ static size_t index_of(char **v, size_t n, const char *s)
 static void give_verdict(const struct compare_settings *s, struct compare_table *t,
                          struct compare_test *k)
 {
-    double base = cell_at(t, k->column, t->baseline, k->metric)->mean;
+    double base = cell_at(t, k->column, t->baseline_of[k->group], k->metric)->mean;
     double rel = base != 0 ? k->w.diff / fabs(base) : NAN;
     k->verdict = "";
     if (!(k->p_adj < 1 - s->m.fit.level))
@@ -134,13 +134,16 @@ static int test_groups(const struct compare_settings *s, struct compare_table *t
     }
     for (size_t c = 0; c < t->ncolumns; c++) {
         for (size_t g = 0; g < t->ngroups; g++) {
-            if (g == t->baseline)
+            size_t base = t->baseline_of[g];
+            if (g == base)
                 continue;
             for (int m = 0; m < M_COUNT; m++) {
-                struct compare_cell *a = cell_at(t, c, t->baseline, m), *b = cell_at(t, c, g, m);
+                struct compare_cell none = {0};   /* no baseline on its board */
+                struct compare_cell *a = base == COMPARE_NO_BASELINE ? &none : cell_at(t, c, base, m);
+                struct compare_cell *b = cell_at(t, c, g, m);
                 struct compare_test *k = &t->tests[t->ntests];
                 *k = (struct compare_test){.column = c, .group = g, .metric = m};
-                if (tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0) {
+                if (a->n == 0 || tb_welch_test(a->x, a->n, b->x, b->n, s->m.fit.level, &k->w) < 0) {
                     if (m == M_TINF && (a->n < COMPARE_MIN_FITS || b->n < COMPARE_MIN_FITS)) {
                         k->inconclusive = 1;
                         k->verdict = "inconclusive";
@@ -177,6 +180,63 @@ static int test_groups(const struct compare_settings *s, struct compare_table *t
     return rc;
 }
 
+/* Whether group G's last key is VALUE, with its leading keys' length
+ * into *PREFIX: "imx8qm/6.1" is 6.1 of "imx8qm". */
+static int last_key_is(const char *g, const char *value, size_t *prefix)
+{
+    const char *slash = strrchr(g, '/');
+    if (!slash || strcmp(slash + 1, value) != 0)
+        return 0;
+    *prefix = (size_t)(slash - g);
+    return 1;
+}
+
+/* Each group's baseline: --baseline's group (or the first) for all; or,
+ * grouped by several keys and --baseline naming the last key's value
+ * (--group-by meta:board,meta:kernel --baseline 6.1), each group's own
+ * leading keys' group with that value: each board's kernels against that
+ * board's 6.1.  0, or -1 with ERR. */
+static int choose_baselines(const struct compare_settings *s, struct compare_table *t,
+                            char *err, size_t errlen)
+{
+    if (!(t->baseline_of = malloc(t->ngroups * sizeof *t->baseline_of)))
+        return snprintf(err, errlen, "out of memory"), -1;
+    t->baseline = s->baseline ? index_of(t->groups, t->ngroups, s->baseline) : 0;
+    for (size_t g = 0; g < t->ngroups; g++)
+        t->baseline_of[g] = t->baseline;
+    if (t->baseline < t->ngroups)
+        return 0;
+    size_t found = 0, len;
+    for (size_t g = 0; g < t->ngroups; g++) {
+        t->baseline_of[g] = COMPARE_NO_BASELINE;
+        for (size_t b = 0; b < t->ngroups; b++)
+            if (last_key_is(t->groups[b], s->baseline, &len) && strncmp(t->groups[g], t->groups[b], len) == 0 &&
+                t->groups[g][len] == '/' && !strchr(t->groups[g] + len + 1, '/'))
+                t->baseline_of[g] = b;
+        if (t->baseline_of[g] == g && found++ == 0)
+            t->baseline = g;
+    }
+    const char *comma = strrchr(s->group_by, ',');
+    if (found && comma &&
+        asprintf(&t->baseline_label, "%s of each %.*s", s->baseline, (int)(comma - s->group_by),
+                 s->group_by) >= 0)
+        return 0;
+    size_t used = (size_t)snprintf(err, errlen, "--baseline: no group %s; groups:", s->baseline);
+    for (size_t g = 0; g < t->ngroups && used < errlen; g++)
+        used += (size_t)snprintf(err + used, errlen - used, " %s", t->groups[g]);
+    return -1;
+}
+
+const char *compare_baseline_label(const struct compare_table *t)
+{
+    return t->baseline_label ? t->baseline_label : t->groups[t->baseline];
+}
+
+const char *compare_baseline_name(const struct compare_table *t, size_t g)
+{
+    return t->baseline_of[g] == COMPARE_NO_BASELINE ? "none" : t->groups[t->baseline_of[g]];
+}
+
 int compare_table_build(const struct compare_settings *s, const struct compare_row *rows,
                         size_t n, struct compare_table *t, char *err, size_t errlen)
 {
@@ -193,13 +253,8 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
     }
     if (tb_grouping_sort(&s->grouping, t->groups, t->ngroups, err, errlen) < 0)
         return -1;
-    t->baseline = s->baseline ? index_of(t->groups, t->ngroups, s->baseline) : 0;
-    if (t->baseline == t->ngroups) {
-        size_t used = (size_t)snprintf(err, errlen, "--baseline: no group %s; groups:", s->baseline);
-        for (size_t g = 0; g < t->ngroups && used < errlen; g++)
-            used += (size_t)snprintf(err + used, errlen - used, " %s", t->groups[g]);
+    if (choose_baselines(s, t, err, errlen) < 0)
         return -1;
-    }
     t->cells = calloc(t->ncolumns * t->ngroups * M_COUNT, sizeof *t->cells);
     t->order_lo = calloc(t->ncolumns, sizeof *t->order_lo);
     t->order_hi = calloc(t->ncolumns, sizeof *t->order_hi);
@@ -293,6 +348,8 @@ void compare_table_free(struct compare_table *t)
     free(t->left_out);
     free(t->columns);
     free(t->groups);
+    free(t->baseline_of);
+    free(t->baseline_label);
 }
 
 int compare_regressed(const struct compare_table *t)
