@@ -18,7 +18,7 @@
 
 enum compare_format {
     COMPARE_TEXT, COMPARE_CSV, COMPARE_JSON, COMPARE_MARKDOWN,
-    COMPARE_JUNIT, COMPARE_TAP, COMPARE_KCIDB   /* for CI: compare_ci.c */
+    COMPARE_JUNIT, COMPARE_TAP, COMPARE_KCIDB, COMPARE_LAVA   /* for CI: compare_ci.c */
 };
 
 struct compare_settings {
@@ -191,7 +191,7 @@ void compare_report(const struct compare_settings *s, const struct compare_table
 
 /* --- reports for CI (compare_ci.c) --- */
 
-/* The table as JUnit XML, TAP 13 or KCIDB v5 (S->format): a test per
+/* The table as JUnit XML, TAP 13, KCIDB v5 or LAVA test cases (S->format): a test per
  * group, column and metric, failed by a regression, an error where too
  * few sound fits leave it inconclusive. */
 void compare_report_ci(const struct compare_settings *s, const struct compare_table *t,

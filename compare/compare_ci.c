@@ -1,6 +1,7 @@
 /*
  * compare_ci.c -- tb-compare's table in the formats CI systems and
- * kernel-CI dashboards read: JUnit XML, TAP 13 and KCIDB v5.
+ * kernel-CI dashboards read: JUnit XML, TAP 13, KCIDB v5 and LAVA's
+ * lava-test-case calls.
  *
  * Each is a list of tests, one per group × column × metric measured: a
  * group tested against the baseline passes or fails by its verdict (a
@@ -12,6 +13,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,6 +381,62 @@ static void print_kcidb(const struct compare_settings *s, const struct compare_t
     printf("]}\n");
 }
 
+/* --- LAVA ----------------------------------------------------------------- */
+
+/* S as a LAVA test case name: its letters, digits and "-_." kept, the rest
+ * as '_' (LAVA takes no others, and the helper writes it unquoted). */
+static void lava_name(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        putchar(isalnum(c) && c < 0x80 ? c : strchr("-_.", c) && c ? c : '_');
+    }
+}
+
+/* S on a shell comment's line: a line break in it made a space. */
+static void comment_text(const char *s)
+{
+    for (; *s; s++)
+        putchar(*s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+/* A shell script for a LAVA test shell: a lava-test-case call per test,
+ * named COLUMN.METRIC.GROUP, its result pass, fail or (too few sound
+ * fits) unknown, with its measurement and ASCII units (the helper writes
+ * them unquoted: "°C" as C). */
+static void print_lava(const struct compare_settings *s, const struct compare_table *t,
+                       const struct ci_test *k, size_t n)
+{
+    static const char *const result[] = {"pass", "pass", "fail", "unknown"};
+    printf("#!/bin/sh\n# tb-compare's verdicts as LAVA test cases, grouped by ");
+    comment_text(s->group_by);
+    printf(" and compared with ");
+    comment_text(compare_baseline_label(t));
+    printf(":\n# run in a LAVA test shell, where lava-test-case is on PATH.\n");
+    for (size_t i = 0; i < n; i++) {
+        char buf[32], summary[512];
+        const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
+        ci_summary(t, &k[i], summary, sizeof summary);
+        printf("# ");
+        comment_text(summary);
+        printf("\nlava-test-case ");
+        lava_name(t->columns[k[i].column]);
+        printf(".%s.", name);
+        lava_name(t->groups[k[i].group]);
+        printf(" --result %s", result[ci_status(s, &k[i])]);
+        if (k[i].cell->n && isfinite(k[i].cell->mean)) {
+            int m = k[i].metric;
+            const char *unit = m == M_TINF || m == M_PEAK ? "C"
+                               : m == M_OPS || m == M_SUSTAINED ? "ops/s"
+                               : m == M_THROTTLED ? NULL : "s";
+            printf(" --measurement %.10g", k[i].cell->mean);
+            if (unit)
+                printf(" --units %s", unit);
+        }
+        putchar('\n');
+    }
+}
+
 void compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
                        const struct compare_row *rows, size_t nrows)
 {
@@ -388,6 +446,7 @@ void compare_report_ci(const struct compare_settings *s, const struct compare_ta
     case COMPARE_JUNIT: print_junit(s, t, k, n); break;
     case COMPARE_TAP: print_tap(s, t, k, n); break;
     case COMPARE_KCIDB: print_kcidb(s, t, k, n, rows, nrows); break;
+    case COMPARE_LAVA: print_lava(s, t, k, n); break;
     default: break;
     }
     free(k);

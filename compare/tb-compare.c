@@ -79,7 +79,8 @@ static const char usage_text[] =
     "\n"
     "Output:\n"
     "  -f, --format=FORMAT    text (default), csv, json or markdown; for CI, junit\n"
-    "                         (JUnit XML), tap (TAP 13) or kcidb (KCIDB v5 tests)\n"
+    "                         (JUnit XML), tap (TAP 13), kcidb (KCIDB v5 tests) or\n"
+    "                         lava (lava-test-case calls, a shell script)\n"
     "      --plot=FILE        draw the first column's groups with tb-plot compare\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -190,13 +191,13 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
             break;
         case 'f': {
             static const char *const names[] = {"text", "csv", "json", "markdown", "junit", "tap",
-                                                "kcidb"};
+                                                "kcidb", "lava"};
             size_t f = 0;
             while (f < sizeof names / sizeof *names && strcmp(optarg, names[f]) != 0)
                 f++;
             if (f == sizeof names / sizeof *names)
-                return usage_error("--format wants text, csv, json, markdown, junit, tap or kcidb, "
-                                   "not '%s'", optarg);
+                return usage_error("--format wants text, csv, json, markdown, junit, tap, kcidb or "
+                                   "lava, not '%s'", optarg);
             s->format = (enum compare_format)f;
             break;
         }
