@@ -345,8 +345,11 @@ static void kcidb_test(const struct compare_settings *s, const struct compare_ta
         printf(", \"environment\": {\"compatible\": [");
         const char *p = compatible;
         for (int first = 1; *p; first = 0) {
+            char one[1024];
             size_t len = strcspn(p, " ");
-            printf("%s\"%.*s\"", first ? "" : ", ", (int)len, p);
+            snprintf(one, sizeof one, "%.*s", (int)len, p);
+            printf("%s", first ? "" : ", ");
+            tb_json_string(stdout, one);   /* metadata: any text */
             p += len + strspn(p + len, " ");
         }
         printf("]}");
