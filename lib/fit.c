@@ -366,6 +366,18 @@ double fit_ar_whiten(const struct fit_ar *ar, const double *x, size_t i, size_t 
     return u;
 }
 
+void fit_ar_whiten_score(const struct fit_ar *ar, const double *g, size_t seen, size_t P,
+                         double *past, double *gw)
+{
+    memcpy(gw, g, P * sizeof *g);
+    for (size_t j = 0; j < ar->p && j < seen; j++) {
+        const double *old = past + ((seen - 1 - j) % FIT_AR_MAX) * P;
+        for (size_t a = 0; a < P; a++)
+            gw[a] -= ar->phi[j] * old[a];
+    }
+    memcpy(past + (seen % FIT_AR_MAX) * P, g, P * sizeof *g);
+}
+
 /* The Andrews lags of the residuals R whitened by AR. */
 static size_t whitened_lags(const gsl_vector *r, const struct fit_ar *ar)
 {
@@ -444,14 +456,7 @@ static ssize_t hac_meat(const struct vp *vp, const tb_series *series, gsl_matrix
                 for (size_t a = 0; a < P; a++)
                     g[a] += row[a] * r;
             }
-            /* prewhitened: gᵢ − Σⱼ φⱼ·gᵢ₋ⱼ, the past in a ring */
-            memcpy(gw, g, P * sizeof *g);
-            for (size_t j = 0; j < ar.p && j < i; j++) {
-                const double *old = past + ((i - 1 - j) % FIT_AR_MAX) * P;
-                for (size_t a = 0; a < P; a++)
-                    gw[a] -= ar.phi[j] * old[a];
-            }
-            memcpy(past + (i % FIT_AR_MAX) * P, g, P * sizeof *g);
+            fit_ar_whiten_score(&ar, g, i, P, past, gw);
             newey_west_add(&nw, g, S, 1);
             newey_west_add(&nww, gw, W, ar.gain);
         }

@@ -75,6 +75,12 @@ void fit_ar_choose(const double *c, size_t m, size_t pmax, struct fit_ar *ar);
  * the points before the first taken as 0. */
 double fit_ar_whiten(const struct fit_ar *ar, const double *x, size_t i, size_t stride);
 
+/* Score G (P values), the SEEN-th of its sequence, prewhitened by AR into
+ * GW: gᵢ − Σⱼ φⱼ·gᵢ₋ⱼ, the scores before the first taken as 0; PAST, a
+ * ring of FIT_AR_MAX · P doubles, keeps the last ones (G is stored in it). */
+void fit_ar_whiten_score(const struct fit_ar *ar, const double *g, size_t seen, size_t P,
+                         double *past, double *gw);
+
 /* The Newey–West sum over a sequence of scores gᵢ (P values each):
  * Σᵢ gᵢgᵢᵀ + Σₗ wₗ Σᵢ (gᵢgᵢ₋ₗᵀ + gᵢ₋ₗgᵢᵀ) with Bartlett weights
  * wₗ = 1 − l/(L+1), added into S.  Σₗ wₗ gᵢ₋ₗ is kept as two running sums

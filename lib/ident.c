@@ -681,15 +681,8 @@ static int hac_meat(struct jacobian *jc, const double *sigma2, size_t P, gsl_mat
                     g[nz[a]] += v[a] * res / sigma2[i];
                 any = 1;
             }
-            if (any) {   /* prewhitened: gₖ − Σⱼ φⱼ·gₖ₋ⱼ, the past in a ring */
-                memcpy(gw, g, P * sizeof *g);
-                for (size_t j = 0; j < ar.p && j < seen; j++) {
-                    const double *old = past + ((seen - 1 - j) % FIT_AR_MAX) * P;
-                    for (size_t a = 0; a < P; a++)
-                        gw[a] -= ar.phi[j] * old[a];
-                }
-                memcpy(past + (seen % FIT_AR_MAX) * P, g, P * sizeof *g);
-                seen++;
+            if (any) {
+                fit_ar_whiten_score(&ar, g, seen++, P, past, gw);
                 newey_west_add(&nw, g, M, 1);
                 newey_west_add(&nww, gw, W, ar.gain);
             }
