@@ -104,8 +104,8 @@ enum compare_metric {
 const char *compare_metric_name(int m, char *buf, size_t size);
 const char *compare_metric_label(int m, int text, char *buf, size_t size);
 
-/* Metric M's unit ("°C", "s", "operations/s"; "" for a share) into BUF. */
-const char *compare_metric_unit(int m, char *buf, size_t size);
+/* Metric M's unit: "°C", "s", "operations/s"; "" for a share. */
+const char *compare_metric_unit(int m);
 
 struct compare_cell {     /* one metric of one group of one column */
     size_t n;
@@ -168,6 +168,11 @@ const char *compare_baseline_name(const struct compare_table *t, size_t g);
 
 /* The cell of column C, group G, metric M. */
 const struct compare_cell *compare_cell_at(const struct compare_table *t, size_t c, size_t g,
+                                           int m);
+
+/* The test of column C, group G, metric M against its baseline, or NULL
+ * (the baseline's own cells, a metric not tested). */
+const struct compare_test *compare_test_at(const struct compare_table *t, size_t c, size_t g,
                                            int m);
 
 /* Whether any test is a regression; the first such test, or NULL. */

@@ -55,11 +55,7 @@ static size_t ci_tests(const struct compare_table *t, struct ci_test **out)
         for (size_t g = 0; g < t->ngroups; g++)
             for (int m = 0; m < M_COUNT; m++) {
                 const struct compare_cell *cl = compare_cell_at(t, c, g, m);
-                const struct compare_test *k = NULL;
-                for (size_t i = 0; i < t->ntests; i++)
-                    if (t->tests[i].column == c && t->tests[i].group == g &&
-                        t->tests[i].metric == m)
-                        k = &t->tests[i];
+                const struct compare_test *k = compare_test_at(t, c, g, m);
                 if (cl->n || (k && k->inconclusive))
                     (*out)[n++] = (struct ci_test){c, g, m, cl, k};
             }
@@ -71,9 +67,9 @@ static size_t ci_tests(const struct compare_table *t, struct ci_test **out)
 static void ci_summary(const struct compare_table *t, const struct ci_test *k, char *out,
                        size_t size)
 {
-    char mean[32], lo[32], hi[32], unit[32];
+    char mean[32], lo[32], hi[32];
+    const char *unit = compare_metric_unit(k->metric);
     int d = isfinite(k->cell->lo) ? tb_interval_decimals(k->cell->mean, k->cell->lo, k->cell->hi, 2) : 2;
-    compare_metric_unit(k->metric, unit, sizeof unit);
     tb_format_number(mean, sizeof mean, k->cell->mean, d, 0);
     size_t used;
     if (isfinite(k->cell->lo) && isfinite(k->cell->hi)) {
@@ -144,11 +140,11 @@ static void xml_number_property(FILE *f, const char *prefix, const char *name, d
 /* A testsuite's properties: each of its tests' numbers, by metric. */
 static void junit_properties(const struct compare_table *t, const struct ci_test *k, size_t n)
 {
-    char buf[32], unit[32];
+    char buf[32];
     puts("    <properties>");
     for (size_t i = 0; i < n; i++) {
         const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
-        compare_metric_unit(k[i].metric, unit, sizeof unit);
+        const char *unit = compare_metric_unit(k[i].metric);
         xml_number_property(stdout, name, "mean", k[i].cell->n ? k[i].cell->mean : NAN);
         xml_number_property(stdout, name, "lo", k[i].cell->lo);
         xml_number_property(stdout, name, "hi", k[i].cell->hi);
@@ -244,9 +240,9 @@ static void print_tap(const struct compare_settings *s, const struct compare_tab
 {
     printf("TAP version 13\n1..%zu\n", n);
     for (size_t i = 0; i < n; i++) {
-        char buf[32], unit[32], summary[512];
+        char buf[32], summary[512];
         const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
-        compare_metric_unit(k[i].metric, unit, sizeof unit);
+        const char *unit = compare_metric_unit(k[i].metric);
         ci_summary(t, &k[i], summary, sizeof summary);
         enum ci_status st = ci_status(s, &k[i]);
         /* '#' would start a directive in a description: none in ours */
@@ -280,25 +276,34 @@ static void print_tap(const struct compare_settings *s, const struct compare_tab
 
 /* --- KCIDB v5 ------------------------------------------------------------ */
 
-/* The device tree's compatible strings the runs of group G say, where
- * they all say the same, or NULL. */
-static const char *group_compatible(const struct compare_row *rows, size_t nrows, size_t g,
-                                    const struct compare_table *t, char *buf, size_t size)
+/* The device tree's compatible strings the runs of each group say, where
+ * they all say the same (else NULL), into COMPAT[group] (free() each):
+ * read once, not once a test. */
+static void group_compatibles(const struct compare_row *rows, size_t nrows,
+                              const struct compare_table *t, char **compat)
 {
-    int seen = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        if (!rows[i].group || strcmp(rows[i].group, t->groups[g]) != 0)
+    int *mixed = calloc(t->ngroups, sizeof *mixed);
+    for (size_t g = 0; g < t->ngroups; g++)
+        compat[g] = NULL;
+    for (size_t i = 0; mixed && i < nrows; i++) {
+        size_t g = 0;
+        while (g < t->ngroups && (!rows[i].group || strcmp(rows[i].group, t->groups[g]) != 0))
+            g++;
+        if (g == t->ngroups || mixed[g])
             continue;
         char *c = tb_result_meta(&rows[i].r, "compatible");
-        if (!c || (seen && strcmp(c, buf) != 0)) {
+        if (!c || !*c || (compat[g] && strcmp(c, compat[g]) != 0)) {
             free(c);
-            return NULL;
+            free(compat[g]);
+            compat[g] = NULL;
+            mixed[g] = 1;
+        } else if (compat[g]) {
+            free(c);
+        } else {
+            compat[g] = c;
         }
-        snprintf(buf, size, "%s", c);
-        free(c);
-        seen = 1;
     }
-    return seen && *buf ? buf : NULL;
+    free(mixed);
 }
 
 /* S with every '.' (a level of a KCIDB path) as '_'. */
@@ -318,9 +323,9 @@ static void kcidb_test(const struct compare_settings *s, const struct compare_ta
                        const struct ci_test *k, const char *compatible)
 {
     static const char *const status[] = {"DONE", "PASS", "FAIL", "ERROR"};
-    char buf[32], unit[32], summary[512];
+    char buf[32], summary[512];
     const char *metric = kcidb_metric(k->metric, buf, sizeof buf);
-    compare_metric_unit(k->metric, unit, sizeof unit);
+    const char *unit = compare_metric_unit(k->metric);
     ci_summary(t, k, summary, sizeof summary);
     printf("  {\"id\": ");
     char id[600];
@@ -374,14 +379,18 @@ static void print_kcidb(const struct compare_settings *s, const struct compare_t
                         const struct ci_test *k, size_t n, const struct compare_row *rows,
                         size_t nrows)
 {
+    char **compat = calloc(t->ngroups, sizeof *compat);   /* none without memory */
+    if (compat)
+        group_compatibles(rows, nrows, t, compat);
     printf("{\"version\": {\"major\": 5, \"minor\": 3}, \"tests\": [\n");
     for (size_t i = 0; i < n; i++) {
-        char buf[1024];
-        const char *compatible = group_compatible(rows, nrows, k[i].group, t, buf, sizeof buf);
-        kcidb_test(s, t, &k[i], compatible);
+        kcidb_test(s, t, &k[i], compat ? compat[k[i].group] : NULL);
         printf("%s\n", i + 1 < n ? "," : "");
     }
     printf("]}\n");
+    for (size_t g = 0; compat && g < t->ngroups; g++)
+        free(compat[g]);
+    free(compat);
 }
 
 /* --- LAVA ----------------------------------------------------------------- */

@@ -18,15 +18,7 @@
 #include "find_program.h"
 #include "output.h"
 
-const char *compare_metric_unit(int m, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s", m == M_TINF || m == M_PEAK ? "°C"
-                              : m == M_OPS || m == M_SUSTAINED ? "operations/s"
-                              : m == M_THROTTLED ? "" : "s");
-    return buf;
-}
-
-static const char *unit_of(int m)
+const char *compare_metric_unit(int m)
 {
     switch (m) {
     case M_TINF: case M_PEAK: return "°C";
@@ -89,7 +81,7 @@ static void change_text(const struct compare_test *k, char *out, size_t size)
     if (unit_in_label(k->metric))
         snprintf(out, size, "%s [%s, %s]", e.value, e.lo, e.hi);
     else
-        snprintf(out, size, "%s %s [%s, %s]", e.value, unit_of(k->metric), e.lo, e.hi);
+        snprintf(out, size, "%s %s [%s, %s]", e.value, compare_metric_unit(k->metric), e.lo, e.hi);
 }
 
 /* The report's last word, naming what it rests on: one group is not "no
@@ -168,7 +160,7 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
             shown[ns] = m;
             dec[ns] = column_decimals(t, c, m, fallback_decimals(m));
             snprintf(head[ns], sizeof head[ns], unit_in_label(m) ? "%s" : "%s %s (interval)",
-                     compare_metric_label(m, 1, buf, sizeof buf), unit_of(m));
+                     compare_metric_label(m, 1, buf, sizeof buf), compare_metric_unit(m));
             width[ns] = tb_display_width(head[ns]);
             for (size_t g = 0; g < t->ngroups; g++) {
                 cell_text(compare_cell_at(t, c, g, m), dec[ns], cell, sizeof cell);
@@ -265,10 +257,7 @@ static void print_csv(const struct compare_table *t)
                 const struct compare_cell *cl = compare_cell_at(t, c, g, m);
                 if (!cl->n)
                     continue;
-                struct compare_test *k = NULL;
-                for (size_t i = 0; i < t->ntests; i++)
-                    if (t->tests[i].column == c && t->tests[i].group == g && t->tests[i].metric == m)
-                        k = &t->tests[i];
+                const struct compare_test *k = compare_test_at(t, c, g, m);
                 tb_csv_write_string(stdout, t->columns[c]);
                 putchar(',');
                 tb_csv_write_string(stdout, t->groups[g]);

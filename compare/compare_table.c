@@ -352,6 +352,15 @@ void compare_table_free(struct compare_table *t)
     free(t->baseline_label);
 }
 
+const struct compare_test *compare_test_at(const struct compare_table *t, size_t c, size_t g,
+                                           int m)
+{
+    for (size_t i = 0; i < t->ntests; i++)
+        if (t->tests[i].column == c && t->tests[i].group == g && t->tests[i].metric == m)
+            return &t->tests[i];
+    return NULL;
+}
+
 int compare_regressed(const struct compare_table *t)
 {
     return compare_first_regression(t) != NULL;
