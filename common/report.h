@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "ci_report.h"
 #include "tbfit.h"
 
 enum tb_format { TB_FORMAT_TEXT, TB_FORMAT_CSV, TB_FORMAT_JSON };
@@ -30,6 +31,13 @@ typedef struct tb_fit_report {
  * memory ran out or F could not be written. */
 int tb_report_fit(FILE *f, enum tb_format format, const tb_fit_report *r,
                    int max_order, int first);
+
+/* The tests of R's column for the CI formats (report_ci.c): T∞, each τ,
+ * and R_th, the sustainable power and the time to trip where known.  T∞
+ * passes where its interval lies below LIMIT (°C) and fails where not;
+ * without a limit (NaN) the tests are measurements.  A flagged fit's
+ * tests are errors, a failed fit one error.  0, or -1 out of memory. */
+int tb_report_fit_ci(tb_ci_list *l, const tb_fit_report *r, double limit);
 
 /* The run-length analysis of one column. */
 void tb_report_run_length_csv_header(FILE *f);

@@ -13,12 +13,13 @@
 
 #include "cli.h"
 #include "exit_status.h"
+#include "ci_report.h"
 #include "grouping.h"
 #include "tbfit.h"
 
 enum compare_format {
     COMPARE_TEXT, COMPARE_CSV, COMPARE_JSON, COMPARE_MARKDOWN,
-    COMPARE_JUNIT, COMPARE_TAP, COMPARE_KCIDB, COMPARE_LAVA   /* for CI: compare_ci.c */
+    COMPARE_CI                     /* a CI format (.ci): compare_ci.c */
 };
 
 struct compare_settings {
@@ -37,6 +38,7 @@ struct compare_settings {
                                       for: verdicts are regressions */
     int include_flagged;           /* --include-flagged */
     enum compare_format format;
+    enum tb_ci_format ci;          /* with COMPARE_CI */
     int strict;
     const char *cache;             /* --cache DIR */
     int jobs;
@@ -196,11 +198,12 @@ void compare_report(const struct compare_settings *s, const struct compare_table
 
 /* --- reports for CI (compare_ci.c) --- */
 
-/* The table as JUnit XML, TAP 13, KCIDB v5 or LAVA test cases (S->format): a test per
- * group, column and metric, failed by a regression, an error where too
- * few sound fits leave it inconclusive. */
-void compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
-                       const struct compare_row *rows, size_t n);
+/* The table in the CI format S->ci (JUnit XML, TAP 13, KCIDB v5, LAVA
+ * test cases, SQUAD metrics): a test per group, column and metric, failed
+ * by a regression, an error where too few sound fits leave it
+ * inconclusive.  0, or -1 out of memory or on a write error. */
+int compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
+                      const struct compare_row *rows, size_t n);
 
 /* --plot: the first column's groups drawn by tb-plot compare.
  * TB_EXIT_OK, or TB_EXIT_INPUT with a message on standard error. */

@@ -1,7 +1,6 @@
 /*
- * compare_ci.c -- tb-compare's table in the formats CI systems and
- * kernel-CI dashboards read: JUnit XML, TAP 13, KCIDB v5 and LAVA's
- * lava-test-case calls.
+ * compare_ci.c -- tb-compare's table as a list of tests for the formats
+ * CI systems and kernel-CI dashboards read (ci_report.h).
  *
  * Each is a list of tests, one per group × column × metric measured: a
  * group tested against the baseline passes or fails by its verdict (a
@@ -19,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci_report.h"
 #include "compare.h"
 #include "output.h"
 
@@ -30,17 +30,15 @@ struct ci_test {
     const struct compare_test *test;
 };
 
-enum ci_status { CI_DONE, CI_PASS, CI_FAIL, CI_ERROR };
-
-static enum ci_status ci_status(const struct compare_settings *s, const struct ci_test *k)
+static enum tb_ci_status ci_status(const struct compare_settings *s, const struct ci_test *k)
 {
     if (!k->test)
-        return CI_DONE;
+        return TB_CI_DONE;
     if (k->test->inconclusive)
-        return CI_ERROR;
+        return TB_CI_ERROR;
     if (k->test->regression)
-        return CI_FAIL;
-    return s->regression ? CI_PASS : CI_DONE;
+        return TB_CI_FAIL;
+    return s->regression ? TB_CI_PASS : TB_CI_DONE;
 }
 
 /* Every cell measured, in the table's order, into *OUT (free()): the
@@ -100,182 +98,6 @@ static void ci_summary(const struct compare_table *t, const struct ci_test *k, c
              k->test->verdict);
 }
 
-/* --- JUnit XML ---------------------------------------------------------- */
-
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
-                fputc(*s, f);
-        }
-    }
-}
-
-static void xml_property(FILE *f, const char *prefix, const char *name, const char *value)
-{
-    fputs("      <property name=\"", f);
-    xml_text(f, prefix);
-    fputc('.', f);
-    xml_text(f, name);
-    fputs("\" value=\"", f);
-    xml_text(f, value);
-    fputs("\"/>\n", f);
-}
-
-static void xml_number_property(FILE *f, const char *prefix, const char *name, double x)
-{
-    char v[40];
-    if (!isfinite(x))
-        return;
-    snprintf(v, sizeof v, "%.10g", x);
-    xml_property(f, prefix, name, v);
-}
-
-/* A testsuite's properties: each of its tests' numbers, by metric. */
-static void junit_properties(const struct compare_table *t, const struct ci_test *k, size_t n)
-{
-    char buf[32];
-    puts("    <properties>");
-    for (size_t i = 0; i < n; i++) {
-        const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
-        const char *unit = compare_metric_unit(k[i].metric);
-        xml_number_property(stdout, name, "mean", k[i].cell->n ? k[i].cell->mean : NAN);
-        xml_number_property(stdout, name, "lo", k[i].cell->lo);
-        xml_number_property(stdout, name, "hi", k[i].cell->hi);
-        xml_number_property(stdout, name, "runs", (double)k[i].cell->n);
-        if (*unit)
-            xml_property(stdout, name, "unit", unit);
-        if (k[i].test && !k[i].test->inconclusive) {
-            xml_property(stdout, name, "baseline", compare_baseline_name(t, k[i].group));
-            xml_number_property(stdout, name, "diff", k[i].test->w.diff);
-            xml_number_property(stdout, name, "diff_lo", k[i].test->w.lo);
-            xml_number_property(stdout, name, "diff_hi", k[i].test->w.hi);
-            xml_number_property(stdout, name, "p_holm", k[i].test->p_adj);
-            if (*k[i].test->verdict)
-                xml_property(stdout, name, "verdict", k[i].test->verdict);
-        }
-    }
-    puts("    </properties>");
-}
-
-/* JUnit XML (the xUnit plugin's junit-10.xsd): a testsuite per group and
- * column, its numbers as properties, a testcase per metric. */
-static void print_junit(const struct compare_settings *s, const struct compare_table *t,
-                        const struct ci_test *k, size_t n)
-{
-    size_t failures = 0, errors = 0;
-    for (size_t i = 0; i < n; i++) {
-        failures += ci_status(s, &k[i]) == CI_FAIL;
-        errors += ci_status(s, &k[i]) == CI_ERROR;
-    }
-    printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-           "<testsuites name=\"tb-compare\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
-           n, failures, errors);
-    for (size_t i = 0; i < n;) {
-        size_t j = i, f = 0, e = 0;
-        while (j < n && k[j].column == k[i].column && k[j].group == k[i].group) {
-            f += ci_status(s, &k[j]) == CI_FAIL;
-            e += ci_status(s, &k[j]) == CI_ERROR;
-            j++;
-        }
-        fputs("  <testsuite name=\"", stdout);
-        xml_text(stdout, t->groups[k[i].group]);
-        fputc('/', stdout);
-        xml_text(stdout, t->columns[k[i].column]);
-        printf("\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", j - i, f, e);
-        junit_properties(t, k + i, j - i);
-        for (size_t m = i; m < j; m++) {
-            char buf[32], summary[512];
-            const char *name = compare_metric_name(k[m].metric, buf, sizeof buf);
-            ci_summary(t, &k[m], summary, sizeof summary);
-            fputs("    <testcase classname=\"thermal.", stdout);
-            xml_text(stdout, t->columns[k[m].column]);
-            fputs("\" name=\"", stdout);
-            xml_text(stdout, t->groups[k[m].group]);
-            printf(" %s\">\n", name);
-            enum ci_status st = ci_status(s, &k[m]);
-            if (st == CI_FAIL || st == CI_ERROR) {
-                printf("      <%s type=\"%s\" message=\"", st == CI_FAIL ? "failure" : "error",
-                       st == CI_FAIL ? k[m].test->verdict : "inconclusive");
-                xml_text(stdout, summary);
-                printf("\"/>\n");
-            }
-            fputs("      <system-out>", stdout);
-            xml_text(stdout, summary);
-            puts("</system-out>\n    </testcase>");
-        }
-        puts("  </testsuite>");
-        i = j;
-    }
-    puts("</testsuites>");
-}
-
-/* --- TAP ------------------------------------------------------------------ */
-
-static void yaml_string(const char *key, const char *value)
-{
-    printf("  %s: ", key);
-    tb_json_string(stdout, value);   /* a JSON string is a YAML flow scalar */
-    putchar('\n');
-}
-
-static void yaml_number(const char *key, double x)
-{
-    if (isfinite(x))
-        printf("  %s: %.10g\n", key, x);
-}
-
-/* TAP version 13, which TAP 14's and KTAP's parsers read too (and Perl's
- * TAP::Parser, which knows no later one): a test point per test, "not ok"
- * for a regression and for too few sound fits, its numbers in a YAML
- * block. */
-static void print_tap(const struct compare_settings *s, const struct compare_table *t,
-                      const struct ci_test *k, size_t n)
-{
-    printf("TAP version 13\n1..%zu\n", n);
-    for (size_t i = 0; i < n; i++) {
-        char buf[32], summary[512];
-        const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
-        const char *unit = compare_metric_unit(k[i].metric);
-        ci_summary(t, &k[i], summary, sizeof summary);
-        enum ci_status st = ci_status(s, &k[i]);
-        /* '#' would start a directive in a description: none in ours */
-        printf("%s %zu - %s %s %s\n", st == CI_FAIL || st == CI_ERROR ? "not ok" : "ok", i + 1,
-               t->groups[k[i].group], t->columns[k[i].column], name);
-        puts("  ---");
-        yaml_string("message", summary);
-        yaml_string("group", t->groups[k[i].group]);
-        yaml_string("column", t->columns[k[i].column]);
-        yaml_string("metric", name);
-        if (*unit)
-            yaml_string("unit", unit);
-        printf("  runs: %zu\n", k[i].cell->n);
-        if (k[i].cell->n)
-            yaml_number("mean", k[i].cell->mean);
-        yaml_number("lo", k[i].cell->lo);
-        yaml_number("hi", k[i].cell->hi);
-        if (k[i].test) {
-            yaml_string("baseline", compare_baseline_name(t, k[i].group));
-            if (!k[i].test->inconclusive) {
-                yaml_number("diff", k[i].test->w.diff);
-                yaml_number("diff_lo", k[i].test->w.lo);
-                yaml_number("diff_hi", k[i].test->w.hi);
-                yaml_number("p_holm", k[i].test->p_adj);
-            }
-            yaml_string("verdict", k[i].test->inconclusive ? "inconclusive" : k[i].test->verdict);
-        }
-        puts("  ...");
-    }
-}
-
-/* --- KCIDB v5 ------------------------------------------------------------ */
-
 /* The device tree's compatible strings the runs of each group say, where
  * they all say the same (else NULL), into COMPAT[group] (free() each):
  * read once, not once a test. */
@@ -306,160 +128,74 @@ static void group_compatibles(const struct compare_row *rows, size_t nrows,
     free(mixed);
 }
 
-/* S with every '.' (a level of a KCIDB path) as '_'. */
-static void kcidb_path_part(const char *s)
+/* The numbers of test K besides its mean, into P: their count. */
+static size_t ci_properties(const struct compare_table *t, const struct ci_test *k,
+                            tb_ci_property *p)
 {
-    for (; *s; s++)
-        putchar(*s == '.' || (unsigned char)*s < 0x20 ? '_' : *s);
+    size_t n = 0;
+    p[n++] = (tb_ci_property){"lo", k->cell->lo, NULL};
+    p[n++] = (tb_ci_property){"hi", k->cell->hi, NULL};
+    p[n++] = (tb_ci_property){"runs", (double)k->cell->n, NULL};
+    if (!k->test)
+        return n;
+    p[n++] = (tb_ci_property){"baseline", NAN, compare_baseline_name(t, k->group)};
+    if (k->test->inconclusive) {
+        p[n++] = (tb_ci_property){"verdict", NAN, "inconclusive"};
+        return n;
+    }
+    p[n++] = (tb_ci_property){"diff", k->test->w.diff, NULL};
+    p[n++] = (tb_ci_property){"diff_lo", k->test->w.lo, NULL};
+    p[n++] = (tb_ci_property){"diff_hi", k->test->w.hi, NULL};
+    p[n++] = (tb_ci_property){"p_holm", k->test->p_adj, NULL};
+    if (*k->test->verdict)
+        p[n++] = (tb_ci_property){"verdict", NAN, k->test->verdict};
+    return n;
 }
 
-/* The path's metric: "tinf", "tau1", "ops_per_s". */
-static const char *kcidb_metric(int m, char *buf, size_t size)
+/* Test K as the CI writer's: named COLUMN METRIC of GROUP, the metric's
+ * path key "tinf" for T∞. */
+static int ci_add(tb_ci_list *l, const struct compare_settings *s, const struct compare_table *t,
+                  const struct ci_test *k, const char *compatible)
 {
-    return m == M_TINF ? "tinf" : compare_metric_name(m, buf, size);
-}
-
-static void kcidb_test(const struct compare_settings *s, const struct compare_table *t,
-                       const struct ci_test *k, const char *compatible)
-{
-    static const char *const status[] = {"DONE", "PASS", "FAIL", "ERROR"};
-    char buf[32], summary[512];
-    const char *metric = kcidb_metric(k->metric, buf, sizeof buf);
-    const char *unit = compare_metric_unit(k->metric);
+    char name[32], summary[512];
+    const char *metric = compare_metric_name(k->metric, name, sizeof name);
+    enum tb_ci_status st = ci_status(s, k);
     ci_summary(t, k, summary, sizeof summary);
-    printf("  {\"id\": ");
-    char id[600];
-    snprintf(id, sizeof id, "tbkit:%s:thermal.%s.%s", t->groups[k->group], metric,
-             t->columns[k->column]);
-    tb_json_string(stdout, id);
-    printf(", \"build_id\": ");
-    snprintf(id, sizeof id, "tbkit:%s", t->groups[k->group]);
-    tb_json_string(stdout, id);
-    printf(", \"origin\": \"tbkit\", \"path\": \"thermal.%s.", metric);
-    kcidb_path_part(t->columns[k->column]);
-    printf("\", \"status\": \"%s\"", status[ci_status(s, k)]);
-    if (k->cell->n && isfinite(k->cell->mean)) {
-        printf(", \"number\": {\"value\": %.10g", k->cell->mean);
-        if (*unit)
-            printf(", \"unit\": \"%s\"", unit);
-        putchar('}');
-    }
-    printf(", \"comment\": ");
-    tb_json_string(stdout, summary);
-    if (compatible) {   /* its strings, space-separated in the run's metadata */
-        printf(", \"environment\": {\"compatible\": [");
-        const char *p = compatible;
-        for (int first = 1; *p; first = 0) {
-            char one[1024];
-            size_t len = strcspn(p, " ");
-            snprintf(one, sizeof one, "%.*s", (int)len, p);
-            printf("%s", first ? "" : ", ");
-            tb_json_string(stdout, one);   /* metadata: any text */
-            p += len + strspn(p + len, " ");
-        }
-        printf("]}");
-    }
-    printf(", \"misc\": {\"group\": ");
-    tb_json_string(stdout, t->groups[k->group]);
-    printf(", \"column\": ");
-    tb_json_string(stdout, t->columns[k->column]);
-    printf(", \"runs\": %zu", k->cell->n);
-    if (isfinite(k->cell->lo) && isfinite(k->cell->hi))
-        printf(", \"lo\": %.10g, \"hi\": %.10g", k->cell->lo, k->cell->hi);
-    if (k->test && !k->test->inconclusive)
-        printf(", \"diff\": %.10g, \"diff_lo\": %.10g, \"diff_hi\": %.10g, \"p_holm\": %.4g",
-               k->test->w.diff, k->test->w.lo, k->test->w.hi, k->test->p_adj);
-    printf("}}");
+    tb_ci_test c = {
+        .group = t->groups[k->group], .column = t->columns[k->column],
+        .metric = metric, .key = k->metric == M_TINF ? "tinf" : metric,
+        .unit = compare_metric_unit(k->metric),
+        .value = k->cell->n ? k->cell->mean : NAN,
+        .status = st,
+        .reason = st == TB_CI_FAIL ? k->test->verdict : st == TB_CI_ERROR ? "inconclusive" : NULL,
+        .summary = summary, .compatible = compatible,
+    };
+    c.nproperties = ci_properties(t, k, c.property);
+    return tb_ci_list_add(l, &c);
 }
 
-/* KCIDB v5.3 I/O: the tests, each of the build its group names
- * ("tbkit:GROUP"), with the board's compatible strings where its runs
- * say them.  A submitter supplies the builds and checkouts. */
-static void print_kcidb(const struct compare_settings *s, const struct compare_table *t,
-                        const struct ci_test *k, size_t n, const struct compare_row *rows,
-                        size_t nrows)
-{
-    char **compat = calloc(t->ngroups, sizeof *compat);   /* none without memory */
-    if (compat)
-        group_compatibles(rows, nrows, t, compat);
-    printf("{\"version\": {\"major\": 5, \"minor\": 3}, \"tests\": [\n");
-    for (size_t i = 0; i < n; i++) {
-        kcidb_test(s, t, &k[i], compat ? compat[k[i].group] : NULL);
-        printf("%s\n", i + 1 < n ? "," : "");
-    }
-    printf("]}\n");
-    for (size_t g = 0; compat && g < t->ngroups; g++)
-        free(compat[g]);
-    free(compat);
-}
-
-/* --- LAVA ----------------------------------------------------------------- */
-
-/* S as a LAVA test case name: its letters, digits and "-_." kept, the rest
- * as '_' (LAVA takes no others, and the helper writes it unquoted). */
-static void lava_name(const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        putchar(isalnum(c) && c < 0x80 ? c : strchr("-_.", c) && c ? c : '_');
-    }
-}
-
-/* S on a shell comment's line: a line break in it made a space. */
-static void comment_text(const char *s)
-{
-    for (; *s; s++)
-        putchar(*s == '\n' || *s == '\r' ? ' ' : *s);
-}
-
-/* A shell script for a LAVA test shell: a lava-test-case call per test,
- * named COLUMN.METRIC.GROUP, its result pass, fail or (too few sound
- * fits) unknown, with its measurement and ASCII units (the helper writes
- * them unquoted: "°C" as C). */
-static void print_lava(const struct compare_settings *s, const struct compare_table *t,
-                       const struct ci_test *k, size_t n)
-{
-    static const char *const result[] = {"pass", "pass", "fail", "unknown"};
-    printf("#!/bin/sh\n# tb-compare's verdicts as LAVA test cases, grouped by ");
-    comment_text(s->group_by);
-    printf(" and compared with ");
-    comment_text(compare_baseline_label(t));
-    printf(":\n# run in a LAVA test shell, where lava-test-case is on PATH.\n");
-    for (size_t i = 0; i < n; i++) {
-        char buf[32], summary[512];
-        const char *name = compare_metric_name(k[i].metric, buf, sizeof buf);
-        ci_summary(t, &k[i], summary, sizeof summary);
-        printf("# ");
-        comment_text(summary);
-        printf("\nlava-test-case ");
-        lava_name(t->columns[k[i].column]);
-        printf(".%s.", name);
-        lava_name(t->groups[k[i].group]);
-        printf(" --result %s", result[ci_status(s, &k[i])]);
-        if (k[i].cell->n && isfinite(k[i].cell->mean)) {
-            int m = k[i].metric;
-            const char *unit = m == M_TINF || m == M_PEAK ? "C"
-                               : m == M_OPS || m == M_SUSTAINED ? "ops/s"
-                               : m == M_THROTTLED ? NULL : "s";
-            printf(" --measurement %.10g", k[i].cell->mean);
-            if (unit)
-                printf(" --units %s", unit);
-        }
-        putchar('\n');
-    }
-}
-
-void compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
-                       const struct compare_row *rows, size_t nrows)
+int compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
+                      const struct compare_row *rows, size_t nrows)
 {
     struct ci_test *k;
     size_t n = ci_tests(t, &k);
-    switch (s->format) {
-    case COMPARE_JUNIT: print_junit(s, t, k, n); break;
-    case COMPARE_TAP: print_tap(s, t, k, n); break;
-    case COMPARE_KCIDB: print_kcidb(s, t, k, n, rows, nrows); break;
-    case COMPARE_LAVA: print_lava(s, t, k, n); break;
-    default: break;
+    char **compat = calloc(t->ngroups ? t->ngroups : 1, sizeof *compat);
+    tb_ci_list l = {0};
+    int rc = compat ? 0 : -1;
+    if (compat)
+        group_compatibles(rows, nrows, t, compat);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = ci_add(&l, s, t, &k[i], compat[k[i].group]);
+    if (rc == 0) {
+        char about[512];
+        snprintf(about, sizeof about, "grouped by %s and compared with %s", s->group_by,
+                 compare_baseline_label(t));
+        rc = tb_ci_write(stdout, s->ci, "tb-compare", about, &l);
     }
+    for (size_t g = 0; compat && g < t->ngroups; g++)
+        free(compat[g]);
+    free(compat);
+    tb_ci_list_free(&l);
     free(k);
+    return rc;
 }

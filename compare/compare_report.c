@@ -518,6 +518,9 @@ void compare_report(const struct compare_settings *s, const struct compare_table
     case COMPARE_CSV: print_csv(t); break;
     case COMPARE_JSON: print_json(s, t, nfailed); break;
     case COMPARE_MARKDOWN: print_markdown(s, t, nfailed); break;
-    default: compare_report_ci(s, t, rows, n); break;
+    case COMPARE_CI:
+        if (compare_report_ci(s, t, rows, n) < 0)
+            fputs("tb-compare: out of memory\n", stderr);   /* a write error: said at exit */
+        break;
     }
 }

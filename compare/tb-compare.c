@@ -79,8 +79,9 @@ static const char usage_text[] =
     "\n"
     "Output:\n"
     "  -f, --format=FORMAT    text (default), csv, json or markdown; for CI, junit\n"
-    "                         (JUnit XML), tap (TAP 13), kcidb (KCIDB v5 tests) or\n"
-    "                         lava (lava-test-case calls, a shell script)\n"
+    "                         (JUnit XML), tap (TAP 13), kcidb (KCIDB v5 tests),\n"
+    "                         lava (lava-test-case calls, a shell script) or\n"
+    "                         squad (SQUAD metrics)\n"
     "      --plot=FILE        draw the first column's groups with tb-plot compare\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -190,15 +191,15 @@ static int parse_options(int argc, char **argv, struct compare_settings *s, cons
                 return usage_error("%s", err);
             break;
         case 'f': {
-            static const char *const names[] = {"text", "csv", "json", "markdown", "junit", "tap",
-                                                "kcidb", "lava"};
+            static const char *const names[] = {"text", "csv", "json", "markdown"};
             size_t f = 0;
             while (f < sizeof names / sizeof *names && strcmp(optarg, names[f]) != 0)
                 f++;
-            if (f == sizeof names / sizeof *names)
-                return usage_error("--format wants text, csv, json, markdown, junit, tap, kcidb or "
-                                   "lava, not '%s'", optarg);
-            s->format = (enum compare_format)f;
+            s->ci = tb_ci_format_named(optarg);
+            if (f == sizeof names / sizeof *names && s->ci == TB_CI_NONE)
+                return usage_error("--format wants text, csv, json, markdown, junit, tap, kcidb, "
+                                   "lava or squad, not '%s'", optarg);
+            s->format = s->ci != TB_CI_NONE ? COMPARE_CI : (enum compare_format)f;
             break;
         }
         case 'h':

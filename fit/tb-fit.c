@@ -44,6 +44,8 @@ struct settings {
     double tolerance;
     double step;
     enum tb_format format;
+    enum tb_ci_format ci;         /* -f junit|tap|kcidb|lava|squad; else NONE */
+    double limit;                 /* --limit: °C T∞ must be shown below; NaN */
     int jobs;
     /* the thermal network */
     const char *power;            /* a column, or NULL with power_step */
@@ -72,6 +74,7 @@ struct job {
     size_t msglen;
     char *side[NSIDES];     /* its rows of each side file */
     size_t sidelen[NSIDES];
+    tb_ci_list ci;          /* its tests, with a CI format */
     int status;
     int items;
 };
@@ -166,13 +169,20 @@ static const char usage_text[] =
     "      --step=TIME        growth of the prefixes (default 60s)\n"
     "\n"
     "Output:\n"
-    "  -f, --format=FORMAT    text (default), csv or json\n"
+    "  -f, --format=FORMAT    text (default), csv or json; for CI, junit (JUnit\n"
+    "                         XML), tap (TAP 13), kcidb (KCIDB v5 tests), lava\n"
+    "                         (lava-test-case calls, a shell script) or squad\n"
+    "                         (SQUAD metrics): a test per column and quantity\n"
+    "      --limit=TEMP       in the CI formats, T∞ passes where its whole\n"
+    "                         interval lies below TEMP (85, 85C), fails where\n"
+    "                         not (exit 1); also the limit of the time above it\n"
     "  -j, --jobs=N           fit N files at a time (default 1)\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
     "Exit status: 0 all fits good, 1 a fit failed (or was flagged, with\n"
-    "--strict), 2 usage or input error, 3 output error or out of memory.\n";
+    "--strict, or its T∞ was not shown below --limit), 2 usage or input error,\n"
+    "3 output error or out of memory.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -183,7 +193,7 @@ enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
     OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING, OPT_SPECTRUM, OPT_DTS,
-    OPT_FOLLOW, OPT_EVERY, OPT_UNTIL, OPT_MAX,
+    OPT_FOLLOW, OPT_EVERY, OPT_UNTIL, OPT_MAX, OPT_LIMIT,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -210,6 +220,7 @@ static const struct option own_options[] = {
     {"every", required_argument, NULL, OPT_EVERY},
     {"until", required_argument, NULL, OPT_UNTIL},
     {"max", required_argument, NULL, OPT_MAX},
+    {"limit", required_argument, NULL, OPT_LIMIT},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'f'},
     {"jobs", required_argument, NULL, 'j'},
@@ -226,6 +237,9 @@ static int check_follow(int argc, char **argv, struct settings *s)
         return usage_error("--follow reads one run, not '%s' too", argv[optind]);
     if (tb_model_check(&s->m, err, sizeof err) < 0)
         return usage_error("%s", err);
+    if (s->ci != TB_CI_NONE)
+        return usage_error("%s", "--follow reports as text, csv or json: the CI formats are for "
+                           "recorded runs");
     if (s->run_length || s->shared_tau || s->cooling || s->power || !isnan(s->power_step) ||
         isfinite(s->m.to))
         return usage_error("%s", "--follow fits one run as it grows: not with --run-length, "
@@ -351,14 +365,20 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                 return usage_error("--max wants a time of at least 2min, not '%s'", optarg);
             break;
         case 'f':
-            if (strcmp(optarg, "text") == 0)
-                s->format = TB_FORMAT_TEXT;
+            s->ci = tb_ci_format_named(optarg);
+            if (strcmp(optarg, "text") == 0 || s->ci != TB_CI_NONE)
+                s->format = TB_FORMAT_TEXT;   /* (the CI formats: written at the end) */
             else if (strcmp(optarg, "csv") == 0)
                 s->format = TB_FORMAT_CSV;
             else if (strcmp(optarg, "json") == 0)
                 s->format = TB_FORMAT_JSON;
             else
-                return usage_error("--format wants text, csv or json, not '%s'", optarg);
+                return usage_error("--format wants text, csv, json, junit, tap, kcidb, lava or "
+                                   "squad, not '%s'", optarg);
+            break;
+        case OPT_LIMIT:
+            if (tb_cli_quantity_or_number(optarg, "C", &s->limit) < 0 || !isfinite(s->limit))
+                return usage_error("--limit wants a temperature, such as 85C, not '%s'", optarg);
             break;
         case 'j':
             if (tb_cli_jobs(optarg, &s->jobs, err, sizeof err) < 0)
@@ -385,6 +405,12 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
         return usage_error("%s", "no run given");
     if (tb_model_check(&s->m, err, sizeof err) < 0)
         return usage_error("%s", err);
+    if (s->ci != TB_CI_NONE && s->run_length)
+        return usage_error("%s", "--run-length reports as text, csv or json: the CI formats "
+                           "report fits");
+    if (!isnan(s->limit) && s->m.ambient)
+        return usage_error("%s", "--limit is a temperature T∞ is held below: not with --ambient, "
+                           "which makes T∞ a rise");
     if (s->run_length && s->shared_tau)
         return usage_error("%s", "--run-length works on one column at a time, not with --shared-tau");
     int power = s->power || !isnan(s->power_step);
@@ -462,14 +488,25 @@ static tb_analysis_options analysis_options(const struct settings *s)
     o.spectrum = s->spectrum != NULL;
     o.load_end = s->load_end;
     o.switch_on = s->switch_on;
+    o.limit = s->limit;
     return o;
 }
 
-/* The report of column C (its fit, or its run length); 0, or -1 when it
- * could not be written. */
-static int report_column(FILE *out, const struct settings *s, const tb_analysed_column *c)
+/* The report of column C (its fit, or its run length), or with a CI
+ * format its tests into CI; 0, or -1 when it could not be written. */
+static int report_column(FILE *out, tb_ci_list *ci, const struct settings *s,
+                         const tb_analysed_column *c)
 {
     int rc;
+    if (s->ci != TB_CI_NONE) {
+        const char *labels[TB_FIT_MAX_ORDER];
+        tb_fit_report r = {
+            .c = c, .tolerance = s->tolerance, .ambient = s->m.ambient,
+            .labels = c->fit ? tb_model_labels(&s->m, c->fit, c->series, labels) : NULL,
+            .level = s->m.fit.level, .auto_order = s->m.auto_order, .power = s->power,
+        };
+        return tb_report_fit_ci(ci, &r, s->limit);
+    }
     if (s->run_length) {
         tb_report_run_length(out, s->format, c->source, c->column->name, c->run_length,
                              s->tolerance, s->m.fit.level, 0);
@@ -519,7 +556,7 @@ static int report_analysis(void *ctx, FILE *out, const tb_analysis *a)
                                                                       : s->m.fit.order, first);
             first = 0;
         } else {
-            rc |= report_column(out, &one, c);
+            rc |= report_column(out, NULL, &one, c);
         }
     }
     if (s->format == TB_FORMAT_JSON)
@@ -601,9 +638,9 @@ static void run_job(const struct settings *s, struct job *job)
     job->status = tb_analysis_status(a);
     for (size_t i = 0; i < tb_analysis_ncolumns(a); i++) {
         const tb_analysed_column *c = tb_analysis_column(a, i);
-        if (!c->fit && !s->run_length && s->format != TB_FORMAT_TEXT) {
+        if (!c->fit && !s->run_length && (s->format != TB_FORMAT_TEXT || s->ci != TB_CI_NONE)) {
             /* a row that says it failed: "failed" is not "absent" */
-            if (report_column(out, s, c) < 0) {
+            if (report_column(out, &job->ci, s, c) < 0) {
                 say(msg, "out of memory");
                 job->status = worst_status(job->status, TB_EXIT_OUTPUT);
             }
@@ -612,7 +649,7 @@ static void run_job(const struct settings *s, struct job *job)
         }
         if (!c->fit || (s->run_length && !c->run_length))
             continue;   /* its failure is among the messages */
-        if (report_column(out, s, c) < 0) {
+        if (report_column(out, &job->ci, s, c) < 0) {
             say(msg, "out of memory");
             job->status = worst_status(job->status, TB_EXIT_OUTPUT);
         }
@@ -718,6 +755,26 @@ static int commit_sides(struct tb_output_file *side, const size_t *rows)
     return rc;
 }
 
+/* --- the CI formats ---------------------------------------------------------- */
+
+/* Move JOB's tests to the end of ALL: the exit status they call for (a
+ * T∞ not shown below --limit fails), TB_EXIT_OUTPUT (said, *FAILED set)
+ * when memory ran out. */
+static int take_tests(tb_ci_list *all, tb_ci_list *job, int *failed)
+{
+    int rc = TB_EXIT_OK;
+    for (size_t i = 0; i < job->n; i++) {
+        if (!*failed && tb_ci_list_add(all, &job->v[i]) < 0) {
+            fputs("tb-fit: out of memory\n", stderr);
+            *failed = 1;
+        }
+        if (job->v[i].status == TB_CI_FAIL)
+            rc = worst_status(rc, TB_EXIT_FIT);
+    }
+    tb_ci_list_free(job);
+    return *failed ? TB_EXIT_OUTPUT : rc;
+}
+
 /* --- workers ---------------------------------------------------------------- */
 
 struct work {
@@ -735,7 +792,7 @@ int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
                          .power_step = NAN, .idle_power = NAN, .trip = NAN, .max_ambient = NAN,
-                         .at_power = NAN, .switch_on = NAN, .load_end = NAN,
+                         .at_power = NAN, .switch_on = NAN, .load_end = NAN, .limit = NAN,
                          .follow = {.every = NAN, .until = NAN, .max = NAN}};
     struct tb_paths paths = {0};
     tb_model_settings_init(&s.m);
@@ -818,8 +875,9 @@ int main(int argc, char **argv)
 
     /* Print each job's report as soon as it and all before it are done;
      * on a terminal, a progress line between them. */
-    int any_item = 0;
+    int any_item = 0, ci_failed = 0;
     size_t side_rows[NSIDES] = {0};   /* jobs that wrote into each side file */
+    tb_ci_list tests = {0};           /* with a CI format: every job's, in order */
     struct tb_progress progress;
     tb_progress_start(&progress, "tb-fit", "runs", njobs);
     for (size_t i = 0; i < njobs; i++) {
@@ -840,6 +898,7 @@ int main(int argc, char **argv)
         if (jobs[i].msglen > 0)
             fputs(jobs[i].msg, stderr);
         status = worst_status(status, jobs[i].status);
+        status = worst_status(status, take_tests(&tests, &jobs[i].ci, &ci_failed));
         for (int k = 0; k < NSIDES; k++) {
             if (side[k].f && jobs[i].sidelen[k] > 0) {
                 fwrite(jobs[i].side[k], 1, jobs[i].sidelen[k], side[k].f);
@@ -855,6 +914,9 @@ int main(int argc, char **argv)
     tb_work_pool_finish(&pool);
     if (s.format == TB_FORMAT_JSON)
         fputs(any_item ? "\n]\n" : "]\n", stdout);
+    if (s.ci != TB_CI_NONE && !ci_failed)
+        tb_ci_write(stdout, s.ci, "tb-fit", NULL, &tests);
+    tb_ci_list_free(&tests);
 
     free(jobs);
     tb_paths_free(&paths);
