@@ -492,36 +492,33 @@ static tb_analysis_options analysis_options(const struct settings *s)
     return o;
 }
 
+/* How column C is presented, by the settings S; LABELS holds the terms'
+ * names. */
+static tb_fit_report fit_report_of(const struct settings *s, const tb_analysed_column *c,
+                                   const char *labels[TB_FIT_MAX_ORDER])
+{
+    return (tb_fit_report){
+        .c = c, .tolerance = s->tolerance, .ambient = s->m.ambient,
+        .labels = c->fit ? tb_model_labels(&s->m, c->fit, c->series, labels) : NULL,
+        .level = s->m.fit.level, .auto_order = s->m.auto_order, .power = s->power,
+    };
+}
+
 /* The report of column C (its fit, or its run length), or with a CI
  * format its tests into CI; 0, or -1 when it could not be written. */
 static int report_column(FILE *out, tb_ci_list *ci, const struct settings *s,
                          const tb_analysed_column *c)
 {
+    const char *labels[TB_FIT_MAX_ORDER];
+    tb_fit_report r = fit_report_of(s, c, labels);
     int rc;
-    if (s->ci != TB_CI_NONE) {
-        const char *labels[TB_FIT_MAX_ORDER];
-        tb_fit_report r = {
-            .c = c, .tolerance = s->tolerance, .ambient = s->m.ambient,
-            .labels = c->fit ? tb_model_labels(&s->m, c->fit, c->series, labels) : NULL,
-            .level = s->m.fit.level, .auto_order = s->m.auto_order, .power = s->power,
-        };
+    if (s->ci != TB_CI_NONE)
         return tb_report_fit_ci(ci, &r, s->limit);
-    }
     if (s->run_length) {
         tb_report_run_length(out, s->format, c->source, c->column->name, c->run_length,
                              s->tolerance, s->m.fit.level, 0);
         rc = ferror(out) ? -1 : 0;
     } else {
-        const char *labels[TB_FIT_MAX_ORDER];
-        tb_fit_report r = {
-            .c = c,
-            .tolerance = s->tolerance,
-            .ambient = s->m.ambient,
-            .labels = tb_model_labels(&s->m, c->fit, c->series, labels),
-            .level = s->m.fit.level,
-            .auto_order = s->m.auto_order,
-            .power = s->power,
-        };
         rc = tb_report_fit(out, s->format, &r,
                            s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order, 0);
     }
@@ -547,11 +544,7 @@ static int report_analysis(void *ctx, FILE *out, const tb_analysis *a)
         one.m.fit.level = c->fit->level;
         if (s->format == TB_FORMAT_JSON) {
             const char *labels[TB_FIT_MAX_ORDER];
-            tb_fit_report r = {
-                .c = c, .tolerance = s->tolerance, .ambient = s->m.ambient,
-                .labels = tb_model_labels(&s->m, c->fit, c->series, labels),
-                .level = c->fit->level, .auto_order = s->m.auto_order,
-            };
+            tb_fit_report r = fit_report_of(&one, c, labels);
             rc |= tb_report_fit(out, s->format, &r, s->m.auto_order ? TB_FIT_MAX_ORDER
                                                                       : s->m.fit.order, first);
             first = 0;
