@@ -34,6 +34,7 @@ struct column_tests {
     const tb_fit_report *r;
     char column[512];
     char flags[256];          /* the fit's flags in words, or "" */
+    const char *note;         /* what the numbers assume, or NULL */
     const char *compatible;
 };
 
@@ -48,10 +49,10 @@ static int add_estimate(struct column_tests *ct, const char *metric, const char 
     char summary[768];
     estimate_words(summary, sizeof summary, words, e, unit);
     size_t used = strlen(summary);
-    snprintf(summary + used, sizeof summary - used, ", %d term%s, %.0f s of data%s%s%s%s",
+    snprintf(summary + used, sizeof summary - used, ", %d term%s, %.0f s of data%s%s%s%s%s%s",
              fit->order, fit->order == 1 ? "" : "s", s->duration, *ct->flags ? "; flagged: " : "",
-             ct->flags, reason && status == TB_CI_FAIL ? "; " : "",
-             reason && status == TB_CI_FAIL ? reason : "");
+             ct->flags, ct->note ? "; " : "", ct->note ? ct->note : "",
+             reason && status == TB_CI_FAIL ? "; " : "", reason && status == TB_CI_FAIL ? reason : "");
     tb_ci_test t = {
         .group = ct->r->c->source, .column = ct->column, .metric = metric, .key = key,
         .unit = unit, .value = e->value, .status = status, .reason = reason,
@@ -65,6 +66,8 @@ static int add_estimate(struct column_tests *ct, const char *metric, const char 
     t.property[n++] = (tb_ci_property){"duration_s", s->duration, NULL};
     if (*ct->flags)
         t.property[n++] = (tb_ci_property){"flags", NAN, ct->flags};
+    if (ct->note)
+        t.property[n++] = (tb_ci_property){"note", NAN, ct->note};
     if (label)
         t.property[n++] = (tb_ci_property){"label", NAN, label};
     if (isfinite(limit))
@@ -98,19 +101,33 @@ static int add_failed(struct column_tests *ct)
     return tb_ci_list_add(ct->l, &t);
 }
 
-/* The network's and the trip's quantities, where known. */
+/* The network's and the trip's quantities, where known: errors too where
+ * the network is flagged (not a step, not passive, not at rest), as the
+ * numbers rest on it; where no idle part could show the board at rest,
+ * said in the words. */
 static int add_thermal(struct column_tests *ct, enum tb_ci_status status, const char *reason)
 {
     const tb_analysed_column *c = ct->r->c;
-    int rc = 0;
-    if (c->thermal)
-        rc |= add_estimate(ct, "R_th", "rth", "K/W", &c->thermal->r_th, "R_th", status, reason, NULL,
-                          NAN);
+    if (!c->thermal)
+        return 0;
+    struct column_tests th = *ct;
+    if (c->thermal->flags) {
+        char tf[128];
+        tb_thermal_flags_text(c->thermal->flags, tf, sizeof tf);
+        size_t used = strlen(th.flags);   /* the fit's flags, then the network's */
+        snprintf(th.flags + used, sizeof th.flags - used, "%s%s", used ? ";" : "", tf);
+        status = TB_CI_ERROR;
+        reason = "flagged";
+    } else if (isnan(c->thermal->start_drift) && c->thermal->power.step > 0) {
+        th.note = "assumes the board at rest when the load started: no idle part before it to check";
+    }
+    int rc = add_estimate(&th, "R_th", "rth", "K/W", &c->thermal->r_th, "R_th", status, reason,
+                          NULL, NAN);
     if (c->sustainable) {
-        rc |= add_estimate(ct, "P_sustainable", "power_sustainable", "W", &c->sustainable->power,
+        rc |= add_estimate(&th, "P_sustainable", "power_sustainable", "W", &c->sustainable->power,
                            "sustainable power", status, reason, NULL, NAN);
         if (isfinite(c->sustainable->time_to_trip.value))
-            rc |= add_estimate(ct, "time_to_trip", "time_to_trip", "s",
+            rc |= add_estimate(&th, "time_to_trip", "time_to_trip", "s",
                                &c->sustainable->time_to_trip, "time to trip", status, reason, NULL,
                                NAN);
     }
