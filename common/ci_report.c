@@ -45,12 +45,14 @@ static size_t test_strings(tb_ci_test *t, const char **v[TEST_STRINGS])
     return n;
 }
 
-/* Room for one more test in L: 0, or -1 out of memory. */
-static int list_reserve(tb_ci_list *l)
+/* Room for N more tests in L: 0, or -1 out of memory. */
+static int list_reserve(tb_ci_list *l, size_t n)
 {
-    if (l->n < l->cap)
+    if (l->n + n <= l->cap)
         return 0;
     size_t cap = l->cap ? 2 * l->cap : 64;
+    while (cap < l->n + n)
+        cap *= 2;
     tb_ci_test *v = realloc(l->v, cap * sizeof *v);
     if (!v)
         return -1;
@@ -65,7 +67,7 @@ static int list_reserve(tb_ci_list *l)
 
 int tb_ci_list_add(tb_ci_list *l, const tb_ci_test *t)
 {
-    if (list_reserve(l) < 0)
+    if (list_reserve(l, 1) < 0)
         return -1;
     tb_ci_test *c = &l->v[l->n];
     *c = *t;
@@ -87,6 +89,18 @@ int tb_ci_list_add(tb_ci_list *l, const tb_ci_test *t)
         at += len;
     }
     l->text[l->n++] = block;
+    return 0;
+}
+
+int tb_ci_list_move(tb_ci_list *to, tb_ci_list *from)
+{
+    if (list_reserve(to, from->n) < 0)
+        return -1;
+    memcpy(to->v + to->n, from->v, from->n * sizeof *from->v);
+    memcpy(to->text + to->n, from->text, from->n * sizeof *from->text);
+    to->n += from->n;
+    from->n = 0;   /* its strings are TO's now */
+    tb_ci_list_free(from);
     return 0;
 }
 

@@ -57,6 +57,11 @@ typedef struct tb_ci_list {
 
 /* Append a copy of T (every string copied); 0, or -1 out of memory. */
 int tb_ci_list_add(tb_ci_list *l, const tb_ci_test *t);
+
+/* Move every test of FROM to the end of TO, in order, leaving FROM empty
+ * (its strings are not copied again); 0, or -1 out of memory (FROM then
+ * as it was). */
+int tb_ci_list_move(tb_ci_list *to, tb_ci_list *from);
 void tb_ci_list_free(tb_ci_list *l);
 
 /* The tests of L in FORMAT, as TOOL's ("tb-fit"); ABOUT, for the LAVA

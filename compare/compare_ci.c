@@ -12,7 +12,6 @@
  */
 #include <config.h>
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,25 +38,6 @@ static enum tb_ci_status ci_status(const struct compare_settings *s, const struc
     if (k->test->regression)
         return TB_CI_FAIL;
     return s->regression ? TB_CI_PASS : TB_CI_DONE;
-}
-
-/* Every cell measured, in the table's order, into *OUT (free()): the
- * count, or 0 (with *OUT NULL) when there is none or memory runs out. */
-static size_t ci_tests(const struct compare_table *t, struct ci_test **out)
-{
-    size_t n = 0;
-    *out = malloc(t->ncolumns * t->ngroups * M_COUNT * sizeof **out);
-    if (!*out)
-        return 0;
-    for (size_t c = 0; c < t->ncolumns; c++)
-        for (size_t g = 0; g < t->ngroups; g++)
-            for (int m = 0; m < M_COUNT; m++) {
-                const struct compare_cell *cl = compare_cell_at(t, c, g, m);
-                const struct compare_test *k = compare_test_at(t, c, g, m);
-                if (cl->n || (k && k->inconclusive))
-                    (*out)[n++] = (struct ci_test){c, g, m, cl, k};
-            }
-    return n;
 }
 
 /* What a test says in words: "52.10 [51.95, 52.25] °C, 3 runs; +0.80
@@ -174,18 +154,32 @@ static int ci_add(tb_ci_list *l, const struct compare_settings *s, const struct 
     return tb_ci_list_add(l, &c);
 }
 
+/* Every cell measured (or untestable), in the table's order, into L:
+ * 0, or -1 out of memory. */
+static int ci_add_cells(tb_ci_list *l, const struct compare_settings *s,
+                        const struct compare_table *t, char *const *compat)
+{
+    for (size_t c = 0; c < t->ncolumns; c++)
+        for (size_t g = 0; g < t->ngroups; g++)
+            for (int m = 0; m < M_COUNT; m++) {
+                struct ci_test k = {c, g, m, compare_cell_at(t, c, g, m), compare_test_at(t, c, g, m)};
+                if ((k.cell->n || (k.test && k.test->inconclusive)) &&
+                    ci_add(l, s, t, &k, compat[g]) < 0)
+                    return -1;
+            }
+    return 0;
+}
+
 int compare_report_ci(const struct compare_settings *s, const struct compare_table *t,
                       const struct compare_row *rows, size_t nrows)
 {
-    struct ci_test *k;
-    size_t n = ci_tests(t, &k);
     char **compat = calloc(t->ngroups ? t->ngroups : 1, sizeof *compat);
     tb_ci_list l = {0};
-    int rc = compat ? 0 : -1;
-    if (compat)
+    int rc = -1;
+    if (compat) {
         group_compatibles(rows, nrows, t, compat);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = ci_add(&l, s, t, &k[i], compat[k[i].group]);
+        rc = ci_add_cells(&l, s, t, compat);
+    }
     if (rc == 0) {
         char about[512];
         snprintf(about, sizeof about, "grouped by %s and compared with %s", s->group_by,
@@ -196,6 +190,5 @@ int compare_report_ci(const struct compare_settings *s, const struct compare_tab
         free(compat[g]);
     free(compat);
     tb_ci_list_free(&l);
-    free(k);
     return rc;
 }

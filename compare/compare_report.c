@@ -519,7 +519,7 @@ void compare_report(const struct compare_settings *s, const struct compare_table
     case COMPARE_JSON: print_json(s, t, nfailed); break;
     case COMPARE_MARKDOWN: print_markdown(s, t, nfailed); break;
     case COMPARE_CI:
-        if (compare_report_ci(s, t, rows, n) < 0)
+        if (compare_report_ci(s, t, rows, n) < 0 && !ferror(stdout))
             fputs("tb-compare: out of memory\n", stderr);   /* a write error: said at exit */
         break;
     }

@@ -756,13 +756,12 @@ static int commit_sides(struct tb_output_file *side, const size_t *rows)
 static int take_tests(tb_ci_list *all, tb_ci_list *job, int *failed)
 {
     int rc = TB_EXIT_OK;
-    for (size_t i = 0; i < job->n; i++) {
-        if (!*failed && tb_ci_list_add(all, &job->v[i]) < 0) {
-            fputs("tb-fit: out of memory\n", stderr);
-            *failed = 1;
-        }
+    for (size_t i = 0; i < job->n; i++)
         if (job->v[i].status == TB_CI_FAIL)
             rc = worst_status(rc, TB_EXIT_FIT);
+    if (!*failed && tb_ci_list_move(all, job) < 0) {
+        fputs("tb-fit: out of memory\n", stderr);
+        *failed = 1;
     }
     tb_ci_list_free(job);
     return *failed ? TB_EXIT_OUTPUT : rc;
