@@ -94,6 +94,10 @@ int tb_ci_list_add(tb_ci_list *l, const tb_ci_test *t)
 
 int tb_ci_list_move(tb_ci_list *to, tb_ci_list *from)
 {
+    if (from->n == 0) {   /* memcpy may not be given an empty list's NULL */
+        tb_ci_list_free(from);
+        return 0;
+    }
     if (list_reserve(to, from->n) < 0)
         return -1;
     memcpy(to->v + to->n, from->v, from->n * sizeof *from->v);
