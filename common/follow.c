@@ -28,6 +28,11 @@
 #include "output.h"
 
 #define FOLLOW_POLL_NS 200000000L   /* a growing file: look again after */
+/* An update (not a look, not the final fit) fits at most this many block
+ * means a column: 32 columns in well under a second, however fast the
+ * run is sampled (bench/follow); a bin is then a 2000th of the data, 1.8
+ * s of an hour, short beside a heat sink's τ. */
+#define FOLLOW_UPDATE_POINTS 2000
 
 static volatile sig_atomic_t follow_signal;
 
@@ -293,6 +298,8 @@ static void refit(struct follow *st, double t_abs, int look)
     o.to = t_abs;
     if (st->until)   /* every interval at the look's level: the promise's */
         o.fit.level = st->rule.look_level;
+    if (!look)   /* what is shown; the rule judges every row */
+        o.max_points = FOLLOW_UPDATE_POINTS;
     tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
     if (!a) {
         fprintf(stderr, "tb-fit: %s\n", err);

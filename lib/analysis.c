@@ -369,6 +369,7 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
             if (!isnan(o->ambient_temp))
                 for (size_t i = 0; i < n; i++)
                     y[i] -= o->ambient_temp;
+            n = tb_series_bin(t, y, n, o->max_points);
             col->t = t;
             col->y = y;
             col->power = power;

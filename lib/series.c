@@ -127,6 +127,33 @@ int tb_series_extract(const tb_column *c, double from, double to,
     return 0;
 }
 
+size_t tb_series_bin(double *t, double *y, size_t n, size_t max)
+{
+    if (max == 0 || n <= max)
+        return n;
+    double t0 = t[0], width = (t[n - 1] - t0) / (double)max;
+    if (!(width > 0))
+        return n;
+    size_t kept = 0, i = 0;
+    while (i < n) {
+        /* the bin of point i, b·width <= t − t0 < (b + 1)·width (the last
+         * bin to the end); each takes one point at least, whatever the
+         * rounding, so the means land at or before the points they read */
+        double b = floor((t[i] - t0) / width);
+        double end = b + 1 >= (double)max ? INFINITY : t0 + (b + 1) * width;
+        double st = t[i], sy = y[i];
+        size_t m = 1;
+        for (i++; i < n && t[i] < end; i++, m++) {
+            st += t[i];
+            sy += y[i];
+        }
+        t[kept] = st / (double)m;
+        y[kept] = sy / (double)m;
+        kept++;
+    }
+    return kept;
+}
+
 size_t tb_startup_samples(const tb_column *c)
 {
     if (c->n < 8)

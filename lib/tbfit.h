@@ -498,6 +498,16 @@ int tb_series_extract(const tb_column *c, double from, double to,
  */
 size_t tb_startup_samples(const tb_column *c);
 
+/*
+ * The N points (T, Y), in time order, made at most MAX block means in
+ * place: the span cut into MAX bins of equal time, each bin's points
+ * replaced by their mean time and mean value (an empty bin by nothing).
+ * A fit of the means is a fit of the points where a bin is short beside
+ * the fastest τ, at a cost that no longer grows with the sampling rate.
+ * The count kept: N itself when N <= MAX or MAX is 0.
+ */
+size_t tb_series_bin(double *t, double *y, size_t n, size_t max);
+
 /* Operations per second from the cumulative counter WORK within the
  * window: its change from the first point to the last over their time (a
  * counter sums its increments' noise, so a line fitted to it would know
@@ -1038,6 +1048,10 @@ typedef struct tb_analysis_options {
     double load_end;                /* s of the run: the load's end; NaN:
                                        from its benchmark_running column
                                        (tb-record --cooldown) */
+    size_t max_points;              /* 0 (the default): every point; else
+                                       each series made at most this many
+                                       block means first (tb_series_bin():
+                                       a followed run's quick updates) */
     int spectrum;                   /* non-zero: each network's time-
                                        constant spectrum and structure
                                        function (tb_thermal_spectrum()) */

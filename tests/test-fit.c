@@ -16,6 +16,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tap.h"
 #include "tbfit.h"
@@ -1168,8 +1169,54 @@ static void test_stop_rule(void)
     ok(fabs(need - 300 * log(2)) < 1e-9, "time needed: τ ln(1/0.5) = %.1f s", need);
 }
 
+/* Block means (tb_series_bin()), and a fit of them against a fit of every
+ * point: a run sampled each 10 ms made 2000 means, as --follow's updates
+ * fit it. */
+static void test_series_bin(void)
+{
+    double t[10], y[10];
+    for (int i = 0; i < 10; i++) {
+        t[i] = i;
+        y[i] = 2 * i;
+    }
+    ok(tb_series_bin(t, y, 10, 10) == 10 && tb_series_bin(t, y, 10, 0) == 10 && t[9] == 9,
+       "as many points as bins, or no bound: untouched");
+    ok(tb_series_bin(t, y, 10, 5) == 5 && t[0] == 0.5 && t[2] == 4.5 && t[4] == 8.5 &&
+       y[4] == 17, "10 points in 5 bins of 1.8 s: the means of pairs, the last two in the last");
+    double gt[] = {0, 1, 2, 100}, gy[] = {1, 2, 3, 7};
+    ok(tb_series_bin(gt, gy, 4, 2) == 2 && gt[0] == 1 && gy[0] == 2 && gt[1] == 100 &&
+       gy[1] == 7, "a gap: each bin's own points, no empty bin made up");
+
+    enum { N = 60000 };
+    static double ft[N], fy[N], bt[N], by[N];
+    struct truth tr = {60, 2, {-8, -6}, {40, 300}};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    make_curve(&tr, N, 0.01, 0.1, 0, 0, rng, ft, fy);
+    gsl_rng_free(rng);
+    memcpy(bt, ft, sizeof ft);
+    memcpy(by, fy, sizeof fy);
+    size_t nb = tb_series_bin(bt, by, N, 2000);
+    tb_fit_options opt = tb_fit_default_options();
+    tb_fit full, binned;
+    opt.order = 2;
+    tb_series sf = {ft, fy, N}, sb = {bt, by, nb};
+    ok(nb == 2000 && tb_fit_series_run(&sf, 1, &opt, &full, err, sizeof err) == 0 &&
+       tb_fit_series_run(&sb, 1, &opt, &binned, err, sizeof err) == 0,
+       "10 ms for 10 min, 2 modes: fitted whole and as 2000 means");
+    const tb_estimate *a = &full.series[0].t_inf, *b = &binned.series[0].t_inf;
+    ok(fabs(a->value - b->value) < 0.1 * (a->hi - a->lo) && covers(b, 60),
+       "the same T∞ (%.4f and %.4f), within a tenth of its interval, which holds 60",
+       a->value, b->value);
+    ok(fabs((b->hi - b->lo) / (a->hi - a->lo) - 1) < 0.1 &&
+       fabs(binned.tau[1].value / full.tau[1].value - 1) < 0.01,
+       "an interval as wide (%.4f and %.4f), the same slow τ", a->hi - a->lo, b->hi - b->lo);
+    tb_fit_clear(&full);
+    tb_fit_clear(&binned);
+}
+
 int main(void)
 {
+    test_series_bin();
     test_exact();
     test_three_terms();
     test_coverage(1, 600, 100);
