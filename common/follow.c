@@ -298,8 +298,9 @@ static void refit(struct follow *st, double t_abs, int look)
     o.to = t_abs;
     if (st->until)   /* every interval at the look's level: the promise's */
         o.fit.level = st->rule.look_level;
-    if (!look)   /* what is shown; the rule judges every row */
-        o.max_points = FOLLOW_UPDATE_POINTS;
+    if (!look && (o.max_points == 0 || o.max_points > FOLLOW_UPDATE_POINTS))
+        o.max_points = FOLLOW_UPDATE_POINTS;   /* what is shown: the rule judges
+                                                  the points --max-points keeps */
     tb_analysis *a = tb_analyse_runs(&run, 1, &o, err, sizeof err);
     if (!a) {
         fprintf(stderr, "tb-fit: %s\n", err);

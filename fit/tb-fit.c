@@ -47,6 +47,7 @@ struct settings {
     enum tb_ci_format ci;         /* -f junit|tap|kcidb|lava|squad; else NONE */
     double limit;                 /* --limit: °C T∞ must be shown below; NaN */
     int jobs;
+    size_t max_points;            /* --max-points: block means a column; 0 all */
     /* the thermal network */
     const char *power;            /* a column, or NULL with power_step */
     double power_step, idle_power, trip, max_ambient, at_power, switch_on;
@@ -105,6 +106,9 @@ static const char usage_text[] =
     "      --tau-max=TIME     longest τ searched (default: 10x the duration)\n"
     "      --labels=L1,L2,... names of the terms, fastest first (default for\n"
     "                         order 3: heat sink,board,testbed)\n"
+    "      --max-points=N     fit at most N block means of each column (means\n"
+    "                         of equal spans of time), for runs sampled fast\n"
+    "                         (default: every point)\n"
     "\n"
     "Uncertainty and checks:\n"
     "      --level=P          confidence level of the intervals (default 0.95)\n"
@@ -193,7 +197,7 @@ enum {
     OPT_SHARED_TAU = 256, OPT_WORK, OPT_CI, OPT_SEED, OPT_STRICT, OPT_RUN_LENGTH,
     OPT_TOLERANCE, OPT_STEP, OPT_POWER, OPT_IDLE_POWER, OPT_TRIP, OPT_MAX_AMBIENT, OPT_AT_POWER,
     OPT_SWITCH_ON, OPT_ZTH, OPT_NETWORK, OPT_COOLING, OPT_SPECTRUM, OPT_DTS,
-    OPT_FOLLOW, OPT_EVERY, OPT_UNTIL, OPT_MAX, OPT_LIMIT,
+    OPT_FOLLOW, OPT_EVERY, OPT_UNTIL, OPT_MAX, OPT_LIMIT, OPT_MAX_POINTS,
 };
 static const struct option own_options[] = {
     {"column", required_argument, NULL, 'c'},
@@ -218,6 +222,7 @@ static const struct option own_options[] = {
     {"dts", required_argument, NULL, OPT_DTS},
     {"follow", required_argument, NULL, OPT_FOLLOW},
     {"every", required_argument, NULL, OPT_EVERY},
+    {"max-points", required_argument, NULL, OPT_MAX_POINTS},
     {"until", required_argument, NULL, OPT_UNTIL},
     {"max", required_argument, NULL, OPT_MAX},
     {"limit", required_argument, NULL, OPT_LIMIT},
@@ -376,6 +381,13 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                 return usage_error("--format wants text, csv, json, junit, tap, kcidb, lava or "
                                    "squad, not '%s'", optarg);
             break;
+        case OPT_MAX_POINTS:
+            /* fewer than a few hundred means would blur a heat sink's τ */
+            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 100 || x > 1e9)
+                return usage_error("--max-points wants a whole number from 100 up, not '%s'",
+                                   optarg);
+            s->max_points = (size_t)x;
+            break;
         case OPT_LIMIT:
             if (tb_cli_quantity_or_number(optarg, "C", &s->limit) < 0 || !isfinite(s->limit))
                 return usage_error("--limit wants a temperature, such as 85C, not '%s'", optarg);
@@ -474,6 +486,7 @@ static tb_analysis_options analysis_options(const struct settings *s)
     o.work = s->work;
     o.nwork = s->nwork;
     o.shared_tau = s->shared_tau;
+    o.max_points = s->max_points;
     o.tolerance = s->tolerance;
     o.run_length = s->run_length;
     o.step = s->step;
@@ -796,6 +809,12 @@ int main(int argc, char **argv)
         tb_model_settings_free(&s.m);
         return status;
     }
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+    /* The fits are the parallel work (-j); BLAS threads on vectors of a
+     * few thousand would only contend with them (a followed run's
+     * too: spinning in sched_yield, a third of its time). */
+    openblas_set_num_threads(1);
+#endif
     if (s.follow.path) {
         tb_analysis_options o = analysis_options(&s);
         o.jobs = s.jobs;   /* one run: its columns fitted -j at a time */
@@ -809,11 +828,6 @@ int main(int argc, char **argv)
         }
         return status;
     }
-#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-    /* The fits are the parallel work (-j); BLAS threads on vectors of a
-     * few thousand would only contend with them. */
-    openblas_set_num_threads(1);
-#endif
     status = TB_EXIT_OK;
     for (int i = optind; i < argc; i++)
         if (tb_paths_add(&paths, argv[i], "tb-fit") < 0)
