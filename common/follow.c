@@ -288,6 +288,13 @@ static void print_update(struct follow *st)
 
 /* --- updates and looks ------------------------------------------------- */
 
+/* The level of the intervals shown: the next look's, or once the rule
+ * has stopped, the level of the look that stopped it. */
+static double follow_level(const struct follow *st)
+{
+    return tb_stop_rule_level(&st->rule, st->stopped && st->look > 0 ? st->look - 1 : st->look);
+}
+
 /* Fit the run so far, up to its newest row (at time T_ABS of the run);
  * LOOK: at the rule's look level, and judged. */
 static void refit(struct follow *st, double t_abs, int look)
@@ -297,7 +304,7 @@ static void refit(struct follow *st, double t_abs, int look)
     char err[TB_ERRMAX];
     o.to = t_abs;
     if (st->until)   /* every interval at the look's level: the promise's */
-        o.fit.level = st->rule.look_level;
+        o.fit.level = follow_level(st);
     if (!look && (o.max_points == 0 || o.max_points > FOLLOW_UPDATE_POINTS))
         o.max_points = FOLLOW_UPDATE_POINTS;   /* what is shown: the rule judges
                                                   the points --max-points keeps */
@@ -510,8 +517,9 @@ static void say_verdicts(const struct follow *st)
         const struct followed *c = &st->cols[i];
         if (!isnan(c->stop.known_at))
             fprintf(stderr, "tb-fit: %s: T∞ known to ±%g %s at %.0f s of data "
-                    "(look %zu of %zu, each at %.4g %%)\n", c->name, st->fs->until, c->unit,
-                    c->stop.known_at, c->stop.known_look, st->rule.looks, 100 * st->rule.look_level);
+                    "(look %zu of %zu, at %.4g %%)\n", c->name, st->fs->until, c->unit,
+                    c->stop.known_at, c->stop.known_look, st->rule.looks,
+                    100 * tb_stop_rule_level(&st->rule, c->stop.known_look - 1));
         else
             fprintf(stderr, "tb-fit: %s: T∞ not known to ±%g %s %s (±%.2f at %.0f s of data%s)\n",
                     c->name, st->fs->until, c->unit ? c->unit : "",
@@ -536,7 +544,7 @@ static int finish(struct follow *st, follow_report_fn report, void *ctx)
     }
     tb_analysis_options o = st->o;
     if (st->until)
-        o.fit.level = st->rule.look_level;
+        o.fit.level = follow_level(st);
     const tb_run *runs[] = {run};
     tb_analysis *a = tb_analyse_runs(runs, 1, &o, err, sizeof err);
     int status = st->failed;

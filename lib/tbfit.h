@@ -577,16 +577,16 @@ double tb_fit_settle_time(const tb_fit *fit, size_t i, double tol);
  * The stopping rule of a followed run (tb-fit --follow --until): stop
  * once T∞ is known to ±TOLERANCE, looking only at fixed data times (2
  * minutes after the run's first row, growing by a quarter, the last at
- * MAX), each look's interval at .look_level so that the interval of the
- * look that stops covers T∞ with .level however many looks were made
- * (Bonferroni).  A flagged fit never stops it.
+ * MAX), each look's interval at tb_stop_rule_level() (1 − .level split
+ * evenly between the looks) so that the interval of the look that stops
+ * covers T∞ with .level however many looks were made (Bonferroni).  A
+ * flagged fit never stops it.
  */
 typedef struct tb_stop_rule {
     double tolerance;     /* °C */
     double max;           /* s of data: the last look */
     double level;         /* of the promise, all looks together */
     size_t looks;
-    double look_level;    /* of each look's intervals */
 } tb_stop_rule;
 
 enum tb_stop_verdict {
@@ -599,7 +599,9 @@ enum tb_stop_verdict {
 int tb_stop_rule_init(tb_stop_rule *r, double tolerance, double max, double level);
 /* Data time (s after the first row) of look K (0-based); +∞ past the last. */
 double tb_stop_rule_time(const tb_stop_rule *r, size_t k);
-/* One look's test, K, on series I of FIT, fitted at .look_level to the
+/* The level of look K's intervals. */
+double tb_stop_rule_level(const tb_stop_rule *r, size_t k);
+/* One look's test, K, on series I of FIT, fitted at look K's level to the
  * run up to that look (NULL: the fit failed): known when no flag is set
  * and the whole interval lies within ±tolerance.  A rule that stops at
  * the first such look is tb_stop_rule_look()'s first half only. */
@@ -607,18 +609,18 @@ enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
                                         const tb_fit *fit, size_t i);
 /* What the rule remembers of one series from look to look. */
 typedef struct tb_stop_state {
-    int known_before;     /* the last look found it within tolerance */
-    tb_estimate before;   /* its T∞ there */
+    int has_before;       /* the last look was known, but for extrapolated */
+    tb_estimate before;   /* that T∞ */
     double known_at;      /* s of data it became known at; NaN */
     size_t known_look;    /* that look, from 1; 0 while not known */
 } tb_stop_state;
 void tb_stop_state_init(tb_stop_state *s);
 /* Look K, at data time T (s after the first row), on series I of FIT
  * (NULL: its fit failed), as tb-fit --follow --until looks: a series is
- * known once tb_stop_rule_judge() says so at two looks in a row, each T∞
- * within the other's interval (a narrow interval alone may be the noise's
- * luck; an estimate that moves by more than it claims to know is still
- * extrapolating).  TB_STOP_KNOWN from then on; TB_STOP_NOT_KNOWN at the
+ * known once tb_stop_rule_judge() says so at two looks in a row, the
+ * first of them allowed the extrapolated flag, each T∞ within the other's
+ * interval (a narrow interval alone may be the noise's luck; an estimate
+ * that moves by more than it claims to know is still extrapolating).  TB_STOP_KNOWN from then on; TB_STOP_NOT_KNOWN at the
  * last look otherwise. */
 enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t,
                                        const tb_fit *fit, size_t i, tb_stop_state *s);
