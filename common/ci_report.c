@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,17 +127,7 @@ static const char *or_empty(const char *s)
 
 static void xml_text(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
-                fputc(*s, f);
-        }
-    }
+    tb_markup_text(f, s, SIZE_MAX);
 }
 
 static void xml_property(FILE *f, const char *prefix, const char *name, const char *value)

@@ -100,6 +100,21 @@ static size_t utf8_sequence(const unsigned char *s)
     return n;
 }
 
+void tb_markup_text(FILE *f, const char *s, size_t n)
+{
+    for (; s && *s && n > 0; s++, n--) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n' || *s == '\r')
+                fputc(*s, f);
+        }
+    }
+}
+
 void tb_json_string(FILE *f, const char *s)
 {
     if (!s) {

@@ -45,6 +45,11 @@ int tb_format_estimate(tb_estimate_text *t, double value, double lo, double hi, 
 /* X as a CSV field: %.10g, empty when NaN. */
 void tb_csv_number(FILE *f, double x);
 
+/* At most N bytes of S (NULL: nothing) as HTML or XML text or attribute
+ * value: & < > " escaped, and the control characters XML 1.0 cannot
+ * carry (all below 0x20 but tab, newline and return) left out. */
+void tb_markup_text(FILE *f, const char *s, size_t n);
+
 /* S as a JSON string, or null when S is NULL. */
 void tb_json_string(FILE *f, const char *s);
 

@@ -15,6 +15,10 @@
 
 #include "work_pool.h"
 
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+void openblas_set_num_threads(int n);
+#endif
+
 static void *worker(void *arg)
 {
     struct tb_work_pool *p = arg;
@@ -89,4 +93,13 @@ void tb_work_pool_finish(struct tb_work_pool *p)
     free(p->threads);
     free(p->done);
     memset(p, 0, sizeof *p);
+}
+
+void tb_work_pool_blas_single(void)
+{
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+    /* left as it is, a followed run's fits spent a third of their time
+     * in OpenBLAS threads spinning in sched_yield (perf) */
+    openblas_set_num_threads(1);
+#endif
 }

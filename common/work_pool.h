@@ -35,4 +35,9 @@ void tb_work_pool_wait(struct tb_work_pool *p, size_t i);
 /* Wait for every item, then free the pool's threads and state. */
 void tb_work_pool_finish(struct tb_work_pool *p);
 
+/* Keep the BLAS to the calling thread (OpenBLAS's own pool, where GSL is
+ * linked with it): the fits are the parallel work, and BLAS threads on
+ * vectors of a few thousand only contend with them. */
+void tb_work_pool_blas_single(void);
+
 #endif

@@ -24,10 +24,7 @@
 #include "compare.h"
 #include "exit_status.h"
 #include "paths.h"
-
-#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-void openblas_set_num_threads(int n);
-#endif
+#include "work_pool.h"
 
 static const char usage_text[] =
     "Usage: tb-compare [OPTION]... INPUT...\n"
@@ -257,9 +254,7 @@ int main(int argc, char **argv)
         settings_free(&s);
         return status;
     }
-#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-    openblas_set_num_threads(1);
-#endif
+    tb_work_pool_blas_single();
     status = TB_EXIT_OK;
     /* An input named that is not there is a mistake (a typo in a nightly
      * job), not a run to leave out: nothing is compared. */

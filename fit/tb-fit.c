@@ -28,10 +28,6 @@
 #include "tbfit.h"
 #include "work_pool.h"
 
-#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-void openblas_set_num_threads(int n);
-#endif
-
 struct settings {
     struct tb_model_settings m;   /* -n, --ambient, --from, --to, τ range, level, labels */
     const char **columns;
@@ -809,12 +805,7 @@ int main(int argc, char **argv)
         tb_model_settings_free(&s.m);
         return status;
     }
-#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-    /* The fits are the parallel work (-j); BLAS threads on vectors of a
-     * few thousand would only contend with them (a followed run's
-     * too: spinning in sched_yield, a third of its time). */
-    openblas_set_num_threads(1);
-#endif
+    tb_work_pool_blas_single();   /* a followed run's fits too */
     if (s.follow.path) {
         tb_analysis_options o = analysis_options(&s);
         o.jobs = s.jobs;   /* one run: its columns fitted -j at a time */

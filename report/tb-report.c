@@ -187,23 +187,9 @@ static int parse_arguments(int argc, char **argv, struct settings *s, const stru
 
 /* --- HTML ----------------------------------------------------------------------- */
 
-/* S, at most N bytes of it, escaped for HTML. */
-static void html_n(FILE *f, const char *s, size_t n)
-{
-    for (; s && *s && n > 0; s++, n--) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 static void html(FILE *f, const char *s)
 {
-    html_n(f, s, SIZE_MAX);
+    tb_markup_text(f, s, SIZE_MAX);
 }
 
 /* "52.68 [52.62, 52.73]" in the text reports' one numeric style ("%+"
@@ -644,7 +630,7 @@ static void write_runs(FILE *f, const struct report *r)
     fprintf(f, "<section id=runs><h2>Runs</h2><p>%zu run%s", nruns, nruns == 1 ? "" : "s");
     if (r->skip) {
         fputs(" in <code>", f);
-        html_n(f, tb_run_source(tb_analysis_run(r->a, 0)), r->skip);
+        tb_markup_text(f, tb_run_source(tb_analysis_run(r->a, 0)), r->skip);
         fputs("</code>, named below without it", f);
     }
     fputs(".</p><div class=wide><table><thead><tr><th>run</th><th>started</th>", f);
