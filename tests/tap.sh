@@ -41,6 +41,17 @@ alive() {
     return 1
 }
 
+# wait_until CONDITION [TRIES]: eval CONDITION every 50 ms until it
+# holds, at most TRIES times (default 600: 30 s); false if it never did.
+wait_until() {
+    _tries=0
+    until eval "$1"; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -lt "${2:-600}" ] || return 1
+        sleep 0.05
+    done
+}
+
 # started FILE: wait (up to 60 s) for FILE's header row.  tb-record writes
 # it once its signal handlers are in place, so a signal sent after this
 # meets them -- also when the recorder starts slowly (under valgrind).
