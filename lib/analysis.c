@@ -290,14 +290,80 @@ static void limit_of(const tb_analysis_options *o, tb_analysed_column *c, double
     c->above_limit_s = isfinite(c->limit) ? tb_time_above(c->column, from, to, c->limit) : NAN;
 }
 
+/* What the columns of one run share when they are added to fit. */
+struct run_context {
+    const tb_run *run;
+    const char *file;
+    const tb_column *power, *ambient;
+    const tb_run_metrics *metrics;
+    double load_end, load_to;     /* the load's end; the load's window's */
+    double throttled_since;
+    const char *throttled_by;
+};
+
+/* Add column C (index INDEX of the run) to fit, from FROM after its
+ * STARTUP samples: one part, or with the cooling two, up to the load's
+ * end and after; a column is fitted whole or not at all. */
+static void add_run_column(tb_analysis *a, const tb_analysis_options *o, const struct run_context *rp,
+                           size_t index, const tb_column *c, size_t startup, double from)
+{
+    char err[TB_ERRMAX];
+    int parts = o->cooling ? 2 : 1, added = 0;
+    for (int part = 0; part < parts; part++) {
+        double lo = part ? rp->load_end : from, hi = o->cooling && !part ? fmin(o->to, rp->load_end) : o->to;
+        double *t, *y;
+        size_t n;
+        if (tb_series_extract(c, lo, hi, rp->ambient, &t, &y, &n, err, sizeof err) < 0) {
+            /* The run's other columns are still fitted: this one is said. */
+            say(a, "%s: %s%s", rp->file,
+                parts > 1 ? (part ? "the cooling part: " : "the heating part: ") : "", err);
+            raise_status(a, TB_STATUS_INPUT);
+            break;
+        }
+        struct column *col = add_column(a);
+        if (!col) {
+            free(t);
+            free(y);
+            break;
+        }
+        if (!isnan(o->ambient_temp))
+            for (size_t i = 0; i < n; i++)
+                y[i] -= o->ambient_temp;
+        n = tb_series_bin(t, y, n, o->max_points);
+        const tb_run_metrics *m = rp->metrics;
+        col->t = t;
+        col->y = y;
+        col->power = rp->power;
+        col->ambient = rp->ambient;
+        col->pub = (tb_analysed_column){
+            .run = rp->run, .source = rp->file, .index = index, .column = c,
+            .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
+            .ops_per_s = m ? m->ops.value : NAN,
+            .ops = m ? m->ops : (tb_estimate){NAN, NAN, NAN},
+            .ops_sustained = m ? m->ops_sustained : (tb_estimate){NAN, NAN, NAN},
+            .metrics = m, .sensor = sensor_of(m, index),
+            .throttled_since = rp->throttled_since, .throttled_by = rp->throttled_by,
+            .settle = NAN, .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,
+        };
+        limit_of(o, &col->pub, m ? m->from : from_of(o), m ? m->to : rp->load_to);
+        a->ncols++;
+        added++;
+    }
+    if (added == 1 && parts == 2) {
+        a->ncols--;
+        free(a->cols[a->ncols].t);
+        free(a->cols[a->ncols].y);
+    }
+}
+
 /* Add the columns of run R to fit, their windows cut.  A run whose options
  * do not fit it (an ambient, column or work counter it lacks) adds none:
  * half a run would be compared as if it were whole. */
 static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
 {
-    const tb_run *run = a->runs[r];
-    const char *file = tb_run_source(run);
-    char err[TB_ERRMAX];
+    struct run_context rp = {.run = a->runs[r], .file = tb_run_source(a->runs[r]),
+                          .load_end = o->load_end};
+    const tb_run *run = rp.run;
     int before = a->status;
 
     a->status = TB_STATUS_OK;
@@ -305,43 +371,40 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
         say(a, "warning: %s", tb_run_warning(run, w));
     ssize_t ambient = o->ambient ? named_column(a, run, o->ambient, "ambient") : -1;
     ssize_t power_idx = o->power ? named_column(a, run, o->power, "power") : -1;
-    const tb_column *power = power_idx >= 0 ? tb_run_column(run, (size_t)power_idx) : NULL;
+    rp.power = power_idx >= 0 ? tb_run_column(run, (size_t)power_idx) : NULL;
     size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
     if (!idx) {
         a->out_of_memory = 1;
         raise_status(a, before);
         return;
     }
-    double load_end = o->load_end;
-    if (o->cooling && isnan(load_end) && tb_run_load_end(run, &load_end) < 0) {
+    if (o->cooling && isnan(rp.load_end) && tb_run_load_end(run, &rp.load_end) < 0) {
         say(a, "%s: no end of the load to cool from: no benchmark_running column with a 0 "
-            "(tb-record --cooldown writes one); give the load's end", file);
+            "(tb-record --cooldown writes one); give the load's end", rp.file);
         raise_status(a, TB_STATUS_INPUT);
     }
     size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
     /* the load's window: with --cooling its heating part */
-    double load_to = o->cooling ? fmin(o->to, load_end) : o->to;
-    const tb_run_metrics *metrics = a->status == TB_STATUS_OK
-                                        ? run_metrics(a, r, o, from_of(o), load_to) : NULL;
-    double since;
-    const char *by = NULL;
+    rp.load_to = o->cooling ? fmin(o->to, rp.load_end) : o->to;
+    rp.metrics = a->status == TB_STATUS_OK ? run_metrics(a, r, o, from_of(o), rp.load_to) : NULL;
     /* the power falls at the load's end: it is the cooling, not throttling */
-    int throttled = tb_throttle_check(run, from_of(o), load_to, &since, &by);
+    int throttled = tb_throttle_check(run, from_of(o), rp.load_to, &rp.throttled_since,
+                                      &rp.throttled_by);
     if (throttled < 0)
         a->out_of_memory = 1;
     if (throttled != 1) {
-        since = NAN;
-        by = NULL;
+        rp.throttled_since = NAN;
+        rp.throttled_by = NULL;
     }
-    const tb_column *amb = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
+    rp.ambient = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
     if (a->status != TB_STATUS_OK)
         ncol = 0;
     size_t most_startup = 0;
     double startup_until = 0;
     for (size_t k = 0; k < ncol; k++) {
         const tb_column *c = tb_run_column(run, idx[k]);
-        double *t, *y, from = from_of(o);
-        size_t n, startup = isnan(o->from) ? tb_startup_samples(c) : 0;
+        double from = from_of(o);
+        size_t startup = isnan(o->from) ? tb_startup_samples(c) : 0;
         if (startup > 0) {
             from = c->t[startup];
             if (startup > most_startup || (startup == most_startup && c->t[startup - 1] > startup_until)) {
@@ -349,56 +412,12 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
                 startup_until = c->t[startup - 1];
             }
         }
-        /* one part, or with the cooling two: up to the load's end and after */
-        int parts = o->cooling ? 2 : 1, added = 0;
-        for (int part = 0; part < parts; part++) {
-            double lo = part ? load_end : from, hi = o->cooling && !part ? fmin(o->to, load_end) : o->to;
-            if (tb_series_extract(c, lo, hi, amb, &t, &y, &n, err, sizeof err) < 0) {
-                /* The run's other columns are still fitted: this one is said. */
-                say(a, "%s: %s%s", file,
-                    parts > 1 ? (part ? "the cooling part: " : "the heating part: ") : "", err);
-                raise_status(a, TB_STATUS_INPUT);
-                break;
-            }
-            struct column *col = add_column(a);
-            if (!col) {
-                free(t);
-                free(y);
-                break;
-            }
-            if (!isnan(o->ambient_temp))
-                for (size_t i = 0; i < n; i++)
-                    y[i] -= o->ambient_temp;
-            n = tb_series_bin(t, y, n, o->max_points);
-            col->t = t;
-            col->y = y;
-            col->power = power;
-            col->ambient = amb;
-            col->pub = (tb_analysed_column){
-                .run = run, .source = file, .index = idx[k], .column = c,
-                .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
-                .ops_per_s = metrics ? metrics->ops.value : NAN,
-                .ops = metrics ? metrics->ops : (tb_estimate){NAN, NAN, NAN},
-                .ops_sustained = metrics ? metrics->ops_sustained : (tb_estimate){NAN, NAN, NAN},
-                .metrics = metrics, .sensor = sensor_of(metrics, idx[k]),
-                .throttled_since = since, .throttled_by = by, .settle = NAN,
-                .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,
-            };
-            limit_of(o, &col->pub, metrics ? metrics->from : from_of(o),
-                     metrics ? metrics->to : load_to);
-            a->ncols++;
-            added++;
-        }
-        if (added == 1 && parts == 2) {   /* a column is fitted whole or not at all */
-            a->ncols--;
-            free(a->cols[a->ncols].t);
-            free(a->cols[a->ncols].y);
-        }
+        add_run_column(a, o, &rp, idx[k], c, startup, from);
     }
     free(idx);
     if (most_startup > 0)
         say(a, "note: %s: the first %zu samples of a column (up to %.3g s) come before its "
-            "regular sampling and are left out; --from 0 keeps them", file, most_startup,
+            "regular sampling and are left out; --from 0 keeps them", rp.file, most_startup,
             startup_until);
     raise_status(a, before);
 }
