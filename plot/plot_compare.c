@@ -364,38 +364,30 @@ static int order_groups(const struct tb_grouping *g, struct group *groups, size_
     return rc;
 }
 
-int plot_compare(const struct plot_settings *s, char **paths, int npaths)
+/* The rows grouped into *GROUPS (*NGROUPS of them): with GROUPING as
+ * tb-compare groups them, in its order; else a point a row.  TB_EXIT_OK,
+ * or the status of what went wrong, said; the groups are the caller's to
+ * free either way. */
+static int collect_groups(const struct tb_grouping *grouping, const tb_result *rows, size_t nrows, int columns,
+                          struct group **groups_out, size_t *ngroups_out)
 {
-    tb_result *rows = NULL;
-    size_t nrows = 0, ngroups = 0;
-    struct group *groups = NULL;
     char err[TB_ERRMAX];
-    struct tb_grouping grouping;
     int status = TB_EXIT_OK;
-
-    if ((status = plot_read_results(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT) {
-        tb_results_free(rows, nrows);
-        return status;
-    }
-    if (s->group_by && tb_grouping_init(&grouping, s->group_by, s->group_order, err, sizeof err) < 0) {
-        fprintf(stderr, "tb-plot: %s\n", err);
-        tb_results_free(rows, nrows);
-        return TB_EXIT_INPUT;
-    }
-    groups = calloc(nrows, sizeof *groups);
+    size_t ngroups = 0;
+    struct group *groups = calloc(nrows ? nrows : 1, sizeof *groups);
     size_t tsize = 16;
     while (tsize < 2 * nrows)
         tsize *= 2;
-    size_t *table = malloc(tsize * sizeof *table);
+    size_t *table = groups ? malloc(tsize * sizeof *table) : NULL;
     if (!table) {
         free(groups);
-        groups = NULL;
+        fprintf(stderr, "tb-plot: out of memory\n");
+        return TB_EXIT_OUTPUT;
     }
-    for (size_t i = 0; table && i < tsize; i++)
+    for (size_t i = 0; i < tsize; i++)
         table[i] = SIZE_MAX;
-    int columns = distinct_columns(rows, nrows);
-    for (size_t i = 0; groups && i < nrows; i++) {
-        char *key = group_key(s->group_by ? &grouping : NULL, &rows[i], columns, err, sizeof err);
+    for (size_t i = 0; i < nrows; i++) {
+        char *key = group_key(grouping, &rows[i], columns, err, sizeof err);
         if (!key) {
             fprintf(stderr, "tb-plot: %s\n", err);
             status = TB_EXIT_INPUT;
@@ -420,84 +412,221 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
             groups[g].ops[groups[g].nops++] = rows[i].ops_per_s;
     }
     free(table);
-    if (!groups) {
-        fprintf(stderr, "tb-plot: out of memory\n");
-        status = TB_EXIT_OUTPUT;
-        goto done;
-    }
-    if (status == TB_EXIT_INPUT || status == TB_EXIT_OUTPUT)
-        goto done;   /* a failed fit (TB_EXIT_FIT) still draws the others */
-    if (s->group_by && order_groups(&grouping, groups, ngroups, err, sizeof err) < 0) {
+    *groups_out = groups;
+    *ngroups_out = ngroups;
+    if (status == TB_EXIT_OK && grouping &&
+        order_groups(grouping, groups, ngroups, err, sizeof err) < 0) {
         fprintf(stderr, "tb-plot: %s\n", err);
         status = TB_EXIT_INPUT;
-        goto done;
     }
+    return status;
+}
 
-    /* The axis's categories are the runs (or the groups of --group-by),
-     * each column a series of its own colour beside the others: a key
-     * "CATEGORY: COLUMN" is drawn at CATEGORY. */
-    size_t ncat = 0, nseries = 0;
-    char **cats = category_names(groups, ngroups, &ncat, &nseries, s->group_by != NULL, columns);
-    if (!cats) {
-        fprintf(stderr, "tb-plot: out of memory\n");
-        status = TB_EXIT_OUTPUT;
-        goto done;
-    }
+/* What is drawn of the groups: a point each at X, T∞ Y [YLO, YHI], the
+ * operations per second OY beside it at OX. */
+struct compare_points {
+    double *x, *y, *ylo, *yhi, *oy, *ox;   /* one block of 6 × n */
+    double lo, hi, olo, ohi;               /* the axes' ranges */
+    int any_ops;
+};
 
-    /* Every group is drawn, however many: none is dropped. */
-    size_t ng = ngroups;
+static int compare_points(const struct plot_settings *s, const struct group *groups, size_t ng,
+                          size_t nseries, struct compare_points *p)
+{
     double *x = malloc(6 * (ng ? ng : 1) * sizeof *x);
-    if (!x) {
-        fprintf(stderr, "tb-plot: out of memory\n");
-        status = TB_EXIT_OUTPUT;
-        goto done;
-    }
-    double *y = x + ng, *ylo = y + ng, *yhi = ylo + ng, *oy = yhi + ng, *ox = oy + ng;
-    double lo = INFINITY, hi = -INFINITY, olo = INFINITY, ohi = -INFINITY;
-    int any_ops = 0;
+    if (!x)
+        return -1;
+    *p = (struct compare_points){.x = x, .y = x + ng, .ylo = x + 2 * ng, .yhi = x + 3 * ng,
+                                 .oy = x + 4 * ng, .ox = x + 5 * ng,
+                                 .lo = INFINITY, .hi = -INFINITY, .olo = INFINITY, .ohi = -INFINITY};
     for (size_t g = 0; g < ng; g++) {
         double half;
-        x[g] = (double)groups[g].category + 1 +
-               (nseries > 1 ? ((double)groups[g].series - (double)(nseries - 1) / 2) * 0.7 / (double)nseries : 0);
-        y[g] = tb_mean_ci(groups[g].t_inf, groups[g].n, s->m.fit.level, &half);
-        ylo[g] = groups[g].n >= 2 ? y[g] - half : groups[g].own.lo;
-        yhi[g] = groups[g].n >= 2 ? y[g] + half : groups[g].own.hi;
-        if (!isfinite(ylo[g]) || !isfinite(yhi[g]))
-            ylo[g] = yhi[g] = y[g];
-        lo = fmin(lo, ylo[g]);
-        hi = fmax(hi, yhi[g]);
-        oy[g] = groups[g].nops ? tb_mean_ci(groups[g].ops, groups[g].nops, s->m.fit.level, &half) : NAN;
-        if (isfinite(oy[g])) {
-            any_ops = 1;
-            olo = fmin(olo, oy[g]);
-            ohi = fmax(ohi, oy[g]);
+        p->x[g] = (double)groups[g].category + 1 +
+                  (nseries > 1 ? ((double)groups[g].series - (double)(nseries - 1) / 2) * 0.7 / (double)nseries : 0);
+        p->y[g] = tb_mean_ci(groups[g].t_inf, groups[g].n, s->m.fit.level, &half);
+        p->ylo[g] = groups[g].n >= 2 ? p->y[g] - half : groups[g].own.lo;
+        p->yhi[g] = groups[g].n >= 2 ? p->y[g] + half : groups[g].own.hi;
+        if (!isfinite(p->ylo[g]) || !isfinite(p->yhi[g]))
+            p->ylo[g] = p->yhi[g] = p->y[g];
+        p->lo = fmin(p->lo, p->ylo[g]);
+        p->hi = fmax(p->hi, p->yhi[g]);
+        p->oy[g] = groups[g].nops ? tb_mean_ci(groups[g].ops, groups[g].nops, s->m.fit.level, &half) : NAN;
+        if (isfinite(p->oy[g])) {
+            p->any_ops = 1;
+            p->olo = fmin(p->olo, p->oy[g]);
+            p->ohi = fmax(p->ohi, p->oy[g]);
         }
     }
-    if (s->ops && !any_ops)
-        fprintf(stderr, "tb-plot: note: the results have no operations per second to draw\n");
-    /* the baseline (--baseline, else the first group) and the threshold
-     * above it, the line tb-compare's verdict of a regression is about */
+    return 0;
+}
+
+/* The legend: T∞'s points (a colour a column), the rate's diamonds. */
+static void compare_legend(struct legend *lg, const struct plot_settings *s,
+                           const struct group *groups, size_t ng, size_t nseries,
+                           int draw_ops, int same_ops, double ops, int ops_colour)
+{
+    char text[160];
+    if (nseries > 1) {
+        snprintf(text, sizeof text, "T∞%s, %g %% interval, of:", s->group_by ? " (group mean)" : "",
+                 s->m.fit.level * 100);
+        legend_text(lg, text);
+        for (size_t k = 0; k < nseries; k++)
+            for (size_t g = 0; g < ng; g++)
+                if (groups[g].series == k) {
+                    legend_points(lg, groups[g].column, series_colour[k % 8]);
+                    break;
+                }
+    } else {
+        snprintf(text, sizeof text, "T∞%s, %g %% interval", s->group_by ? " (group mean)" : "",
+                 s->m.fit.level * 100);
+        legend_points(lg, text, C_BLUE);
+    }
+    if (draw_ops) {
+        legend_points(lg, "operations/s (right axis)", ops_colour);
+        lg->symbol[lg->n - 1] = "◆";
+    }
+    if (same_ops) {
+        char same[96];
+        snprintf(same, sizeof same, "operations/s: %.6g in every group", ops);
+        legend_points(lg, same, ops_colour);
+        lg->symbol[lg->n - 1] = "◆";
+    }
+}
+
+/* The baseline's line from X0 to X1 at Y, and with REGRESSION the
+ * threshold's above it, each named. */
+static void draw_baseline(const struct plot_settings *s, const char *name, double y, double x0,
+                          double x1, double span, int regression)
+{
+    double bx[2] = {x0, x1}, by[2] = {y, y}, ty[2] = {y + s->threshold, y + s->threshold};
+    char text[128];
+    draw_line(2, bx, by, INFINITY, C_GREY, 2, 1.5);
+    if (regression)
+        draw_line(2, bx, ty, INFINITY, C_RED, 3, 1.5);
+    plschr(0, 0.7);
+    plcol0(C_GREY);
+    snprintf(text, sizeof text, "%s %s", regression ? "baseline" : "versus", name);
+    plptex(x1 - 0.05, y - span * 0.025, 1.0, 0.0, 1.0, text);
+    if (regression) {
+        plcol0(C_RED);
+        snprintf(text, sizeof text, "+%g °C: a regression, if significant", s->threshold);
+        plptex(x1 - 0.05, y + s->threshold + span * 0.035, 1.0, 0.0, 1.0, text);
+    }
+    plschr(0, 1.0);
+}
+
+/* tb-compare's verdicts (--verdict GROUP=WORD), above their groups (a
+ * group, or a category of several columns). */
+static void draw_verdicts(const struct plot_settings *s, const struct group *groups, size_t ng,
+                          char **cats, const double *yhi, double span)
+{
+    for (size_t v = 0; v < s->nverdicts; v++) {
+        const char *eq = strchr(s->verdicts[v], '=');
+        size_t len = (size_t)(eq - s->verdicts[v]);
+        for (size_t g = 0; g < ng; g++) {
+            const char *cat = cats[groups[g].category];
+            int here = (strlen(groups[g].name) == len && strncmp(groups[g].name, s->verdicts[v], len) == 0) ||
+                       (strlen(cat) == len && strncmp(cat, s->verdicts[v], len) == 0 &&
+                        (g + 1 == ng || groups[g + 1].category != groups[g].category));
+            if (!here)
+                continue;
+            plcol0(strcmp(eq + 1, "improvement") == 0 ? C_GREEN : C_RED);
+            plschr(0, 0.9);
+            plptex((double)groups[g].category + 1, yhi[g] + span * 0.11, 1.0, 0.0, 0.5, eq + 1);
+            plschr(0, 1.0);
+        }
+    }
+}
+
+/* How many runs a point is the mean of: once over a category when its
+ * columns all have as many, else over each point. */
+static void draw_counts(const struct group *groups, size_t ng, const struct compare_points *p,
+                        double span)
+{
+    for (size_t g = 0; g < ng; g++) {
+        size_t first = g, last = g;
+        while (first > 0 && groups[first - 1].category == groups[g].category)
+            first--;
+        while (last + 1 < ng && groups[last + 1].category == groups[g].category)
+            last++;
+        int same = 1;
+        double top_of = -INFINITY;
+        for (size_t k = first; k <= last; k++) {
+            same &= groups[k].n == groups[g].n;
+            top_of = fmax(top_of, p->yhi[k]);
+        }
+        if (groups[g].n < 2 || (same && g != last))
+            continue;
+        char count[32];
+        snprintf(count, sizeof count, "n = %zu", groups[g].n);
+        /* plptex() centres the text on its point: lift it clear of the cap */
+        if (same)
+            plptex((double)groups[g].category + 1, top_of + span * 0.05, 1.0, 0.0, 0.5, count);
+        else
+            plptex(p->x[g], p->yhi[g] + span * 0.05, 1.0, 0.0, 0.5, count);
+    }
+}
+
+/* Each group's T∞ with its interval, in its column's colour. */
+static void draw_group_points(const struct group *groups, size_t ng, size_t nseries,
+                              const struct compare_points *p)
+{
+    figure_pen(2);
+    for (size_t g = 0; g < ng; g++) {
+        plcol0(nseries > 1 ? series_colour[groups[g].series % 8] : C_BLUE);
+        plerry(1, &p->x[g], &p->ylo[g], &p->yhi[g]);
+        plschr(0, 1.5);
+        plstring(1, &p->x[g], &p->y[g], "•");
+        plschr(0, 1.0);
+    }
+}
+
+/* The operations per second on a right axis from OLO to OHI, a diamond
+ * beside each T∞. */
+static void draw_ops_axis(size_t ng, struct compare_points *p, double x0, double x1, double olo,
+                          double ohi, int colour)
+{
+    plwind(x0, x1, olo, ohi);
+    plcol0(C_BLACK);
+    plbox("", 0, 0, "cmstv", 0, 0);
+    plmtex("r", 5.6, 0.5, 0.5, "operations/s");
+    for (size_t g = 0; g < ng; g++)
+        p->ox[g] = p->x[g] + 0.18;   /* beside its T∞, not on it */
+    plcol0(colour);
+    plschr(0, 1.2);
+    plstring((PLINT)ng, p->ox, p->oy, "◆");
+    plschr(0, 1.0);
+}
+
+/* The baseline group (--baseline, a group or the category of one; else
+ * the first): its index, or NG when there is none so named. */
+static size_t baseline_group(const struct plot_settings *s, const struct group *groups, size_t ng,
+                             char **cats)
+{
     size_t base = 0;
-    if (s->baseline) {   /* a group, or the category of one (several columns) */
+    if (s->baseline)
         while (base < ng && strcmp(groups[base].name, s->baseline) != 0 &&
                strcmp(cats[groups[base].category], s->baseline) != 0)
             base++;
-        if (base == ng) {
-            fprintf(stderr, "tb-plot: --baseline: no group %s\n", s->baseline);
-            free(x);
-            free_names(cats, ncat);
-            status = TB_EXIT_INPUT;
-            goto done;
-        }
-    }
+    return base;
+}
+
+/* The figure: the axes and their names, the legend, the baseline, the
+ * verdicts, the categories' labels, the counts and the points. */
+static void draw_compare(const struct plot_settings *s, const tb_result *rows, size_t nrows,
+                         int columns, const struct group *groups, size_t ng, char **cats,
+                         size_t ncat, size_t nseries, struct compare_points *p)
+{
+    size_t base = baseline_group(s, groups, ng, cats);
     /* within one column, as tb-compare compares (two sensors are not one
      * baseline) */
-    int lines = s->group_by && columns == 1 && ng > 1 && isfinite(y[base]);
+    int lines = s->group_by && columns == 1 && ng > 1 && isfinite(p->y[base]);
     /* the regression line only where regressions were asked for */
     int regression_line = lines && s->threshold > 0;
+    double lo = p->lo, hi = p->hi, olo = p->olo, ohi = p->ohi;
     if (regression_line)
-        hi = fmax(hi, y[base] + s->threshold);
-    int draw_ops = s->ops && any_ops;
+        hi = fmax(hi, p->y[base] + s->threshold);
+    int draw_ops = s->ops && p->any_ops;
     /* the same rate in every group: said in the legend, no axis invented
      * around it (it was 119 to 121 for 120) */
     int same_ops = draw_ops && !(ohi - olo > 1e-9 * fmax(fabs(olo), fabs(ohi)));
@@ -531,36 +660,10 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     double bottom = fmin(figure_lines(label_lines + 2.2), 0.55);
     double x0 = 0.4, x1 = (double)ncat + 0.6;
     struct legend lg = {0};
-    char text[160];
-    if (nseries > 1) {
-        /* a colour a column, its name in the legend */
-        snprintf(text, sizeof text, "T∞%s, %g %% interval, of:", s->group_by ? " (group mean)" : "",
-                 s->m.fit.level * 100);
-        legend_text(&lg, text);
-        for (size_t k = 0; k < nseries; k++)
-            for (size_t g = 0; g < ng; g++)
-                if (groups[g].series == k) {
-                    legend_points(&lg, groups[g].column, series_colour[k % 8]);
-                    break;
-                }
-    } else {
-        snprintf(text, sizeof text, "T∞%s, %g %% interval", s->group_by ? " (group mean)" : "",
-                 s->m.fit.level * 100);
-        legend_points(&lg, text, C_BLUE);
-    }
     /* the rate's diamonds in a colour no column has: orange beside the
      * one column's blue, black among several columns' colours */
     int ops_colour = nseries > 1 ? C_BLACK : C_ORANGE;
-    if (draw_ops) {
-        legend_points(&lg, "operations/s (right axis)", ops_colour);
-        lg.symbol[lg.n - 1] = "◆";
-    }
-    if (same_ops) {
-        char same[96];
-        snprintf(same, sizeof same, "operations/s: %.6g in every group", olo);
-        legend_points(&lg, same, ops_colour);
-        lg.symbol[lg.n - 1] = "◆";
-    }
+    compare_legend(&lg, s, groups, ng, nseries, draw_ops, same_ops, olo, ops_colour);
     /* the title, the legend's rows and the plot under them */
     int legend_columns = legend_outside_columns(&lg);
     int legend_rows = (lg.n + legend_columns - 1) / legend_columns;
@@ -578,43 +681,9 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
     plmtex("b", (label_lines + 0.6) / 0.8 + 0.3, 0.5, 0.5,
            s->group_by ? s->group_by : "run");
     plschr(0, 1.0);
-    if (lines) {
-        double bx[2] = {x0, x1}, by[2] = {y[base], y[base]}, ty[2] = {y[base] + s->threshold,
-                                                                      y[base] + s->threshold};
-        char text[128];
-        draw_line(2, bx, by, INFINITY, C_GREY, 2, 1.5);
-        if (regression_line)
-            draw_line(2, bx, ty, INFINITY, C_RED, 3, 1.5);
-        plschr(0, 0.7);
-        plcol0(C_GREY);
-        snprintf(text, sizeof text, "%s %s", regression_line ? "baseline" : "versus",
-                 groups[base].name);
-        plptex(x1 - 0.05, y[base] - (hi - lo) * 0.025, 1.0, 0.0, 1.0, text);
-        if (regression_line) {
-            plcol0(C_RED);
-            snprintf(text, sizeof text, "+%g °C: a regression, if significant", s->threshold);
-            plptex(x1 - 0.05, y[base] + s->threshold + (hi - lo) * 0.035, 1.0, 0.0, 1.0, text);
-        }
-        plschr(0, 1.0);
-    }
-    /* tb-compare's verdicts, above their groups (a group, or a category
-     * of several columns) */
-    for (size_t v = 0; v < s->nverdicts; v++) {
-        const char *eq = strchr(s->verdicts[v], '=');
-        size_t len = (size_t)(eq - s->verdicts[v]);
-        for (size_t g = 0; g < ng; g++) {
-            const char *cat = cats[groups[g].category];
-            int here = (strlen(groups[g].name) == len && strncmp(groups[g].name, s->verdicts[v], len) == 0) ||
-                       (strlen(cat) == len && strncmp(cat, s->verdicts[v], len) == 0 &&
-                        (g + 1 == ng || groups[g + 1].category != groups[g].category));
-            if (!here)
-                continue;
-            plcol0(strcmp(eq + 1, "improvement") == 0 ? C_GREEN : C_RED);
-            plschr(0, 0.9);
-            plptex((double)groups[g].category + 1, yhi[g] + (hi - lo) * 0.11, 1.0, 0.0, 0.5, eq + 1);
-            plschr(0, 1.0);
-        }
-    }
+    if (lines)
+        draw_baseline(s, groups[base].name, p->y[base], x0, x1, hi - lo, regression_line);
+    draw_verdicts(s, groups, ng, cats, p->yhi, hi - lo);
     plcol0(C_BLACK);
     plschr(0, label_size);
     for (size_t c = 0; c < ncat; c++) {
@@ -626,57 +695,66 @@ int plot_compare(const struct plot_settings *s, char **paths, int npaths)
         else
             plmtex("b", 1.5, pos, 0.5, label);
     }
-    /* how many runs a point is the mean of: once over a category when its
-     * columns all have as many, else over each point */
-    for (size_t g = 0; g < ng; g++) {
-        size_t first = g, last = g;
-        while (first > 0 && groups[first - 1].category == groups[g].category)
-            first--;
-        while (last + 1 < ng && groups[last + 1].category == groups[g].category)
-            last++;
-        int same = 1;
-        double top_of = -INFINITY;
-        for (size_t k = first; k <= last; k++) {
-            same &= groups[k].n == groups[g].n;
-            top_of = fmax(top_of, yhi[k]);
-        }
-        if (groups[g].n < 2 || (same && g != last))
-            continue;
-        char count[32];
-        snprintf(count, sizeof count, "n = %zu", groups[g].n);
-        /* plptex() centres the text on its point: lift it clear of the cap */
-        if (same)
-            plptex((double)groups[g].category + 1, top_of + (hi - lo) * 0.05, 1.0, 0.0, 0.5, count);
-        else
-            plptex(x[g], yhi[g] + (hi - lo) * 0.05, 1.0, 0.0, 0.5, count);
-    }
+    draw_counts(groups, ng, p, hi - lo);
     plschr(0, 1.0);
-    figure_pen(2);
-    for (size_t g = 0; g < ng; g++) {
-        plcol0(nseries > 1 ? series_colour[groups[g].series % 8] : C_BLUE);
-        plerry(1, &x[g], &ylo[g], &yhi[g]);
-        plschr(0, 1.5);
-        plstring(1, &x[g], &y[g], "•");
-        plschr(0, 1.0);
-    }
-    if (draw_ops) {
-        plwind(x0, x1, olo, ohi);
-        plcol0(C_BLACK);
-        plbox("", 0, 0, "cmstv", 0, 0);
-        plmtex("r", 5.6, 0.5, 0.5, "operations/s");
-        for (size_t g = 0; g < ng; g++)
-            ox[g] = x[g] + 0.18;   /* beside its T∞, not on it */
-        plcol0(ops_colour);
-        plschr(0, 1.2);
-        plstring((PLINT)ng, ox, oy, "◆");
-        plschr(0, 1.0);
-    }
+    draw_group_points(groups, ng, nseries, p);
+    if (draw_ops)
+        draw_ops_axis(ng, p, x0, x1, olo, ohi, ops_colour);
     legend_draw_outside_top(&lg);
     legend_free(&lg);
     figure_end();
-    free(x);
-    free_names(cats, ncat);
+}
+
+int plot_compare(const struct plot_settings *s, char **paths, int npaths)
+{
+    tb_result *rows = NULL;
+    size_t nrows = 0, ngroups = 0, ncat = 0, nseries = 0;
+    struct group *groups = NULL;
+    char **cats = NULL;
+    char err[TB_ERRMAX];
+    struct tb_grouping grouping;
+    struct compare_points pts = {0};
+    int status = TB_EXIT_OK;
+
+    if ((status = plot_read_results(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT) {
+        tb_results_free(rows, nrows);
+        return status;
+    }
+    if (s->group_by && tb_grouping_init(&grouping, s->group_by, s->group_order, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        tb_results_free(rows, nrows);
+        return TB_EXIT_INPUT;
+    }
+    int columns = distinct_columns(rows, nrows);
+    /* a failed fit (reading's TB_EXIT_FIT) still draws the others */
+    int collected = collect_groups(s->group_by ? &grouping : NULL, rows, nrows, columns,
+                                   &groups, &ngroups);
+    if (collected != TB_EXIT_OK) {
+        status = collected;
+        goto done;
+    }
+    /* The axis's categories are the runs (or the groups of --group-by),
+     * each column a series of its own colour beside the others: a key
+     * "CATEGORY: COLUMN" is drawn at CATEGORY.  Every group is drawn,
+     * however many: none is dropped. */
+    cats = category_names(groups, ngroups, &ncat, &nseries, s->group_by != NULL, columns);
+    if (!cats || compare_points(s, groups, ngroups, nseries, &pts) < 0) {
+        fprintf(stderr, "tb-plot: out of memory\n");
+        status = TB_EXIT_OUTPUT;
+        goto done;
+    }
+    if (s->ops && !pts.any_ops)
+        fprintf(stderr, "tb-plot: note: the results have no operations per second to draw\n");
+    if (s->baseline && baseline_group(s, groups, ngroups, cats) == ngroups) {
+        fprintf(stderr, "tb-plot: --baseline: no group %s\n", s->baseline);
+        status = TB_EXIT_INPUT;
+        goto done;
+    }
+    draw_compare(s, rows, nrows, columns, groups, ngroups, cats, ncat, nseries, &pts);
 done:
+    free(pts.x);
+    if (cats)
+        free_names(cats, ncat);
     for (size_t g = 0; g < ngroups; g++) {
         free(groups[g].name);
         free(groups[g].t_inf);
