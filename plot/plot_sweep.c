@@ -121,114 +121,155 @@ static const int line_colours[] = {
 static const char *const line_styles[] = {"•", "■", "▲", "◆", "▼"};
 static const double line_style_size[] = {1.6, 0.9, 0.9, 1.0, 0.9};
 
-int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
+/* Row R's point PT: its x (--x, in UNIT), the line it is drawn on (--by,
+ * and its column among several), the fit's interval; and its value *Y.
+ * 0, or TB_EXIT_INPUT, said. */
+static int sweep_point(const struct plot_settings *s, const struct tb_grouping *xg,
+                       const struct tb_grouping *by, int columns, const tb_result *r,
+                       struct point *pt, double *y, char *unit, size_t unitlen)
 {
-    tb_result *rows = NULL;
-    size_t nrows = 0, npoints = 0;
-    struct point *points = NULL;
-    struct tb_grouping xg, by;
-    char err[TB_ERRMAX], unit[64] = "", first_unit[64] = "";
-    int have_by = 0, status;
-
-    if ((status = plot_read_results(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT ||
-        status == TB_EXIT_OUTPUT) {
-        tb_results_free(rows, nrows);
-        return status;
-    }
-    tb_grouping_init(&xg, s->sweep_x, NULL, err, sizeof err);   /* checked with the options */
-    if (s->group_by) {
-        if (tb_grouping_init(&by, s->group_by, s->group_order, err, sizeof err) < 0) {
+    char err[TB_ERRMAX];
+    char *xt = tb_grouping_of(xg, r->file, NULL, r, err, sizeof err);
+    if (!xt || parse_x(xt, &pt->x, unit, unitlen) < 0) {
+        if (xt)
+            fprintf(stderr, "tb-plot: %s: --x %s: '%s' is not a number (600, 1.2GHz); "
+                    "draw a line per value with --by instead\n", r->file, s->sweep_x, xt);
+        else
             fprintf(stderr, "tb-plot: %s\n", err);
-            tb_grouping_free(&xg);
-            tb_results_free(rows, nrows);
-            return TB_EXIT_INPUT;
-        }
-        have_by = 1;
+        free(xt);
+        return TB_EXIT_INPUT;
     }
+    free(xt);
+    if (y_of(s, r, y, &pt->own, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return TB_EXIT_INPUT;
+    }
+    char *line = by ? tb_grouping_of(by, r->file, NULL, r, err, sizeof err) : strdup("");
+    if (line && columns) {
+        char *with = NULL;
+        if (asprintf(&with, "%s%s%s", line, *line ? ": " : "", r->column) < 0)
+            with = NULL;
+        free(line);
+        line = with;
+    }
+    if (!line) {
+        fprintf(stderr, "tb-plot: %s\n", by ? err : "out of memory");
+        return TB_EXIT_INPUT;
+    }
+    pt->line = line;
+    pt->y = NULL;
+    pt->n = pt->cap = 0;
+    return 0;
+}
+
+/* Add the repeat Y of point NEW to POINTS (*NPOINTS): to the point of its
+ * line and x, or NEW itself, its line taken.  0, or -1 when memory runs
+ * out. */
+static int add_repeat(struct point *points, size_t *npoints, struct point *new, double y)
+{
+    size_t p = 0;
+    while (p < *npoints && !(points[p].x == new->x && !strcmp(points[p].line, new->line)))
+        p++;
+    if (p == *npoints) {
+        points[(*npoints)++] = *new;
+    } else {
+        free(new->line);
+    }
+    new->line = NULL;
+    struct point *pt = &points[p];
+    if (pt->n == pt->cap) {
+        size_t cap = pt->cap ? 2 * pt->cap : 4;
+        double *more = realloc(pt->y, cap * sizeof *more);
+        if (!more)
+            return -1;
+        pt->y = more;
+        pt->cap = cap;
+    }
+    pt->y[pt->n++] = y;
+    return 0;
+}
+
+/* The rows' points, one a line and x, each with its repeats; every run in
+ * one unit of --x, which goes to UNIT.  TB_EXIT_OK, or what went wrong,
+ * said. */
+static int collect_points(const struct plot_settings *s, const struct tb_grouping *xg,
+                          const struct tb_grouping *by, const tb_result *rows, size_t nrows,
+                          struct point *points, size_t *npoints, char *unit, size_t unitlen)
+{
     int columns = 0;
     for (size_t i = 1; i < nrows; i++)
         columns |= strcmp(rows[i].column, rows[0].column) != 0;
-
-    points = calloc(nrows, sizeof *points);
-    for (size_t i = 0; points && i < nrows; i++) {
-        const tb_result *r = &rows[i];
-        double x, y;
-        tb_estimate own;
-        char *xt = tb_grouping_of(&xg, r->file, NULL, r, err, sizeof err);
-        if (!xt || parse_x(xt, &x, unit, sizeof unit) < 0) {
-            if (xt)
-                fprintf(stderr, "tb-plot: %s: --x %s: '%s' is not a number (600, 1.2GHz); "
-                        "draw a line per value with --by instead\n", r->file, s->sweep_x, xt);
-            else
-                fprintf(stderr, "tb-plot: %s\n", err);
-            free(xt);
-            status = TB_EXIT_INPUT;
-            break;
-        }
-        free(xt);
-        if (i == 0)
-            snprintf(first_unit, sizeof first_unit, "%s", unit);
-        else if (strcmp(unit, first_unit)) {
+    for (size_t i = 0; i < nrows; i++) {
+        char this_unit[64] = "";
+        struct point pt;
+        double y;
+        int status = sweep_point(s, xg, by, columns, &rows[i], &pt, &y, this_unit, sizeof this_unit);
+        if (status)
+            return status;
+        if (i == 0) {
+            snprintf(unit, unitlen, "%s", this_unit);
+        } else if (strcmp(this_unit, unit)) {
             fprintf(stderr, "tb-plot: %s: --x %s: unit '%s', where other runs have '%s'\n",
-                    r->file, s->sweep_x, unit, first_unit);
-            status = TB_EXIT_INPUT;
-            break;
+                    rows[i].file, s->sweep_x, this_unit, unit);
+            free(pt.line);
+            return TB_EXIT_INPUT;
         }
-        if (y_of(s, r, &y, &own, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-plot: %s\n", err);
-            status = TB_EXIT_INPUT;
-            break;
+        if (add_repeat(points, npoints, &pt, y) < 0) {
+            fprintf(stderr, "tb-plot: out of memory\n");
+            return TB_EXIT_OUTPUT;
         }
-        char *line = have_by ? tb_grouping_of(&by, r->file, NULL, r, err, sizeof err) : strdup("");
-        if (line && columns) {
-            char *with = NULL;
-            if (asprintf(&with, "%s%s%s", line, *line ? ": " : "", r->column) < 0)
-                with = NULL;
-            free(line);
-            line = with;
-        }
-        if (!line) {
-            fprintf(stderr, "tb-plot: %s\n", have_by ? err : "out of memory");
-            status = TB_EXIT_INPUT;
-            break;
-        }
-        size_t p = 0;
-        while (p < npoints && !(points[p].x == x && !strcmp(points[p].line, line)))
-            p++;
-        if (p == npoints) {
-            points[npoints++] = (struct point){.line = line, .x = x, .own = own};
-        } else {
-            free(line);
-        }
-        struct point *pt = &points[p];
-        if (pt->n == pt->cap) {
-            size_t cap = pt->cap ? 2 * pt->cap : 4;
-            double *more = realloc(pt->y, cap * sizeof *more);
-            if (!more) {
-                status = TB_EXIT_OUTPUT;
-                break;
-            }
-            pt->y = more;
-            pt->cap = cap;
-        }
-        pt->y[pt->n++] = y;
     }
-    if (!points)
-        status = TB_EXIT_OUTPUT;
-    if (status == TB_EXIT_OUTPUT)
-        fprintf(stderr, "tb-plot: out of memory\n");
-    if (status == TB_EXIT_INPUT || status == TB_EXIT_OUTPUT)
-        goto done;
-    qsort(points, npoints, sizeof *points, compare_points);
+    return TB_EXIT_OK;
+}
 
+/* One line of the sweep, points START to END - 1 (LINE of NLINES), its
+ * error bars DODGE apart from the other lines' at one x; its legend's
+ * entry in LG.  -1 when memory runs out. */
+static int draw_sweep_line(const struct point *points, size_t start, size_t end, size_t line,
+                           size_t nlines, double dodge, const double *mean, const double *lo,
+                           const double *hi, struct legend *lg)
+{
+    size_t n = end - start;
+    double *x = malloc(n * sizeof *x);
+    if (!x)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        x[k] = points[start + k].x + dodge * ((double)line - (double)(nlines - 1) / 2);
+    int colour = line_colours[line % (sizeof line_colours / sizeof *line_colours)];
+    const char *symbol = line_styles[line % (sizeof line_styles / sizeof *line_styles)];
+    draw_line(n, x, mean + start, NAN, colour, 1, 1.5);
+    plcol0(colour);
+    figure_pen(1.5);
+    plerry((PLINT)n, x, lo + start, hi + start);
+    occupy_points(n, x, lo + start, 2);
+    occupy_points(n, x, hi + start, 2);
+    plschr(0, line_style_size[line % (sizeof line_styles / sizeof *line_styles)]);
+    plstring((PLINT)n, x, mean + start, symbol);
+    plschr(0, 1.0);
+    char text[200];
+    size_t most = 0;
+    for (size_t k = start; k < end; k++)
+        most = points[k].n > most ? points[k].n : most;
+    snprintf(text, sizeof text, "%s%s(%zu run%s a point)", points[start].line,
+             *points[start].line ? " " : "", most, most == 1 ? "" : "s");
+    legend_points(lg, text, colour);
+    lg->symbol[lg->n - 1] = symbol;
+    free(x);
+    return 0;
+}
+
+/* The figure of the points (sorted by line, then x), --x's values in
+ * UNIT.  TB_EXIT_OK, or TB_EXIT_OUTPUT when memory runs out. */
+static int draw_sweep(const struct plot_settings *s, const struct point *points, size_t npoints,
+                      const char *unit)
+{
     /* The lines: runs of points of one name, in natural order. */
     size_t nlines = 0;
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     double *mean = calloc(3 * npoints + 1, sizeof *mean), *lo = mean + npoints, *hi = lo + npoints;
     if (!mean) {
         fprintf(stderr, "tb-plot: out of memory\n");
-        status = TB_EXIT_OUTPUT;
-        goto done;
+        return TB_EXIT_OUTPUT;
     }
     for (size_t p = 0; p < npoints; p++) {
         double half;
@@ -248,7 +289,7 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
 
     char xlabel[128], ybuf[128], title[256];
     const char *key = s->sweep_x + 5;
-    snprintf(xlabel, sizeof xlabel, *first_unit ? "%s (%s)" : "%s", key, first_unit);
+    snprintf(xlabel, sizeof xlabel, *unit ? "%s (%s)" : "%s", key, unit);
     const char *ylab = y_label(s, ybuf, sizeof ybuf);
     snprintf(title, sizeof title, "%.*s against %s", (int)strcspn(ylab, " ("), ylab, key);
     figure_begin(&s->fig, 1);
@@ -263,32 +304,8 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
     for (size_t p = 1; p <= npoints; p++) {
         if (p < npoints && !strcmp(points[p].line, points[start].line))
             continue;
-        size_t n = p - start;
-        double *x = malloc(n * sizeof *x);
-        if (!x)
+        if (draw_sweep_line(points, start, p, line, nlines, dodge, mean, lo, hi, &lg) < 0)
             break;
-        for (size_t k = 0; k < n; k++)
-            x[k] = points[start + k].x + dodge * ((double)line - (double)(nlines - 1) / 2);
-        int colour = line_colours[line % (sizeof line_colours / sizeof *line_colours)];
-        const char *symbol = line_styles[line % (sizeof line_styles / sizeof *line_styles)];
-        draw_line(n, x, mean + start, NAN, colour, 1, 1.5);
-        plcol0(colour);
-        figure_pen(1.5);
-        plerry((PLINT)n, x, lo + start, hi + start);
-        occupy_points(n, x, lo + start, 2);
-        occupy_points(n, x, hi + start, 2);
-        plschr(0, line_style_size[line % (sizeof line_styles / sizeof *line_styles)]);
-        plstring((PLINT)n, x, mean + start, symbol);
-        plschr(0, 1.0);
-        char text[200];
-        size_t most = 0;
-        for (size_t k = start; k < p; k++)
-            most = points[k].n > most ? points[k].n : most;
-        snprintf(text, sizeof text, "%s%s(%zu run%s a point)", points[start].line,
-                 *points[start].line ? " " : "", most, most == 1 ? "" : "s");
-        legend_points(&lg, text, colour);
-        lg.symbol[lg.n - 1] = symbol;
-        free(x);
         start = p;
         line++;
     }
@@ -302,7 +319,48 @@ int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
     plschr(0, 1.0);
     figure_end();
     free(mean);
-done:
+    return TB_EXIT_OK;
+}
+
+int plot_sweep(const struct plot_settings *s, char **paths, int npaths)
+{
+    tb_result *rows = NULL;
+    size_t nrows = 0, npoints = 0;
+    struct point *points = NULL;
+    struct tb_grouping xg, by;
+    char err[TB_ERRMAX], unit[64] = "";
+    int have_by = 0, status;
+
+    if ((status = plot_read_results(s, paths, npaths, &rows, &nrows)) == TB_EXIT_INPUT ||
+        status == TB_EXIT_OUTPUT) {
+        tb_results_free(rows, nrows);
+        return status;
+    }
+    tb_grouping_init(&xg, s->sweep_x, NULL, err, sizeof err);   /* checked with the options */
+    if (s->group_by) {
+        if (tb_grouping_init(&by, s->group_by, s->group_order, err, sizeof err) < 0) {
+            fprintf(stderr, "tb-plot: %s\n", err);
+            tb_grouping_free(&xg);
+            tb_results_free(rows, nrows);
+            return TB_EXIT_INPUT;
+        }
+        have_by = 1;
+    }
+    points = calloc(nrows ? nrows : 1, sizeof *points);
+    int collected = points ? collect_points(s, &xg, have_by ? &by : NULL, rows, nrows, points,
+                                            &npoints, unit, sizeof unit)
+                           : TB_EXIT_OUTPUT;
+    if (!points)
+        fprintf(stderr, "tb-plot: out of memory\n");
+    if (collected != TB_EXIT_OK) {
+        status = collected;
+    } else {
+        /* a failed fit (reading's TB_EXIT_FIT) still draws the others */
+        qsort(points, npoints, sizeof *points, compare_points);
+        int drawn = draw_sweep(s, points, npoints, unit);
+        if (drawn != TB_EXIT_OK)
+            status = drawn;
+    }
     for (size_t p = 0; p < npoints; p++) {
         free(points[p].line);
         free(points[p].y);
