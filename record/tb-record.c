@@ -1044,6 +1044,154 @@ static void verbose_summary(const struct recorder *r, double seconds)
                 r->s->window_frame_ms, r->win_edges, r->win_missed);
 }
 
+/* The recorder's timer, sensors, CPU load and columns.  0, or -1 with
+ * ERR. */
+static int open_recorder(struct recorder *r, struct record_settings *s, char *err, size_t errlen)
+{
+    r->rng = (uint64_t)now_ns() | 1;
+    prctl(PR_SET_TIMERSLACK, 1UL);   /* wake at the deadline, not up to 50 µs after */
+    if ((r->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0) {
+        snprintf(err, errlen, "timerfd: %s", strerror(errno));
+        return -1;
+    }
+    r->armed = -1;
+    r->progress = isatty(STDERR_FILENO) && !s->verbose;
+    if (sensors_open(s, &r->sensors, &r->nsensors, err, errlen) < 0)
+        return -1;
+    if (s->cpu_usage) {
+        if (cpu_load_open(&r->cpu, s, err, errlen) < 0)
+            return -1;
+        r->have_cpu = 1;
+    }
+    if (build_columns(r, err, errlen) < 0)
+        return -1;
+    if (r->ncols == 0 && !s->bench_argv) {
+        snprintf(err, errlen, "nothing to record: no sensor, column or benchmark");
+        return -1;
+    }
+    if (s->verbose)
+        for (size_t i = 0; i < r->ncols; i++)
+            fprintf(stderr, "tb-record: column %zu: %s%s%s\n", i + 2, r->headers[i],
+                    i < r->nsensors ? " from " : "", i < r->nsensors ? r->sensors[i].path : "");
+    return 0;
+}
+
+/* The run's file opened and its preamble written, the helpers, the fan
+ * and the benchmark started, the file put in place (PATH).  0; -1 with
+ * ERR to say; or the status to exit with, said already. */
+static int start_run(struct recorder *r, struct record_settings *s, const char *path, int argc,
+                     char **argv, sigset_t *unblocked, char *err, size_t errlen)
+{
+    struct stat before;
+    int replacing = strcmp(path, "-") != 0 && stat(path, &before) == 0 && S_ISREG(before.st_mode);
+    if (csvw_open(&r->out, path, s->unbuffered, s->fsync, err, errlen) < 0)
+        return -1;
+    r->echo = r->out.is_stdout ? stderr : stdout;
+    r->echo_is_terminal = r->progress && isatty(fileno(r->echo));
+    r->out.order = r->order;
+    if (csvw_preamble(&r->out, argc, argv, s->no_meta, s->period_ms, s->metas, s->nmetas,
+                      r->headers, r->ncols) < 0) {
+        int gone = errno == EPIPE && r->out.is_stdout;
+        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
+        csvw_discard(&r->out);
+        if (!gone)
+            return -1;
+        fputs("tb-record: the reader of standard output closed it before the run began\n", stderr);
+        return RECORD_EXIT_READER_GONE;
+    }
+    for (size_t h = 0; h < r->nhelpers; h++) {
+        if (process_start_shell(&r->helpers[h].proc, r->helpers[h].spec->cmd, err, errlen) < 0) {
+            for (size_t k = 0; k < h; k++)
+                process_stop(&r->helpers[k].proc, 1000);
+            csvw_discard(&r->out);
+            return -1;
+        }
+    }
+    if (s->fan_cmd)
+        fan_set(s, s->fan_on >= 0 ? s->fan_on : 0, unblocked);
+    if (s->bench_argv && !stop_signal) {   /* no benchmark started after a signal */
+        if (process_start_joined(&r->bench, s->bench_argv, freezer_join_fd(&r->freezer), err,
+                                 errlen) < 0) {
+            fprintf(stderr, "tb-record: %s\n", err);
+            int status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
+            for (size_t h = 0; h < r->nhelpers; h++)
+                process_stop(&r->helpers[h].proc, 1000);
+            csvw_discard(&r->out);   /* the file there before is left as it was */
+            return status;
+        }
+        r->have_bench = 1;
+    }
+    /* The run's file takes its place now that there is a run to record
+     * (none when a signal came before the benchmark could start). */
+    if ((s->bench_argv && !r->have_bench) || csvw_publish(&r->out, err, errlen) < 0) {
+        if (r->have_bench)
+            process_stop(&r->bench, 2000);
+        for (size_t h = 0; h < r->nhelpers; h++)
+            process_stop(&r->helpers[h].proc, 1000);
+        csvw_discard(&r->out);
+        return stop_signal ? 128 + stop_signal : -1;
+    }
+    if (replacing)   /* an earlier run's file is gone now: said, not silent */
+        fprintf(stderr, "tb-record: note: %s existed and is replaced by this run\n", path);
+    return 0;
+}
+
+/* After the run: the benchmark stopped (or its status taken), the helpers
+ * and the fan, the file closed and checked, the summary.  The status to
+ * exit with; FAILURE for a failure of tb-record's own. */
+static int finish_run(struct recorder *r, struct record_settings *s, const char *path,
+                      sigset_t *unblocked, int failure)
+{
+    int status = RECORD_EXIT_OK;
+    const char *benchmark = NULL;
+    if (r->have_bench) {
+        int ended_by_itself = r->cooling ? r->bench_ended : r->bench.pid == 0;
+        process_drain(&r->bench, on_benchmark_line, r);   /* what is there */
+        event_flush(r);
+        if (r->win_next || r->freezer.frozen)
+            freezer_set(&r->freezer, r->bench.pgid, 0);
+        process_stop(&r->bench, 2000);
+        if (ended_by_itself)
+            status = benchmark_exit_status(&r->bench, s->bench_argv[0]);
+        benchmark = !ended_by_itself ? "the benchmark stopped at the run's end"
+                    : status == RECORD_EXIT_OK ? "the benchmark ended by itself"
+                                               : "the benchmark failed (said above)";
+    }
+    stop_helpers(r, unblocked);
+    write_pending(r);
+    if (s->fan_cmd && s->fan_on > 0)
+        fan_set(s, 0, unblocked);
+    if (s->verbose)
+        verbose_summary(r, (double)(now_ns() - r->t0_ns) / 1e9);
+    else if (r->missed > 0)
+        fprintf(stderr, "tb-record: %lld sampling deadline%s missed (sampled late, at their "
+                "true time): the system was too busy\n", r->missed, r->missed == 1 ? "" : "s");
+    if (csvw_close(&r->out) < 0 && !r->write_failed) {
+        r->reader_gone = errno == EPIPE && r->out.is_stdout;
+        if (!r->reader_gone)
+            fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
+        r->write_failed = 1;
+    }
+    if (!r->write_failed && !csvw_still_there(&r->out)) {
+        fprintf(stderr, "tb-record: %s: removed or replaced during the run (its directory "
+                "too?): the rows recorded are lost\n", path);
+        r->write_failed = 1;
+    }
+    if (r->reader_gone) {
+        fprintf(stderr, "tb-record: the reader of standard output closed it: %s, nothing more "
+                "written\n", r->have_bench ? "the benchmark stopped" : "the run ended");
+        return RECORD_EXIT_READER_GONE;
+    }
+    if (r->write_failed)
+        status = failure;
+    else if (stop_signal)
+        status = 128 + stop_signal;
+    if (!r->write_failed && !s->verbose && !s->compat)
+        run_summary(r, (double)(now_ns() - r->t0_ns) / 1e9,
+                    stop_signal ? "stopped by a signal" : benchmark);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     struct record_settings s;
@@ -1079,35 +1227,12 @@ int main(int argc, char **argv)
     const int failure = s.compat ? RECORD_EXIT_TB_FAILURE : RECORD_EXIT_FAILURE;
     status = failure;
     install_signals(&unblocked);
-    r.rng = (uint64_t)now_ns() | 1;
-    prctl(PR_SET_TIMERSLACK, 1UL);   /* wake at the deadline, not up to 50 µs after */
-    if ((r.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0) {
-        snprintf(err, sizeof err, "timerfd: %s", strerror(errno));
+    if (open_recorder(&r, &s, err, sizeof err) < 0)
         goto fail;
-    }
-    r.armed = -1;
-    r.progress = isatty(STDERR_FILENO) && !s.verbose;
-    if (sensors_open(&s, &r.sensors, &r.nsensors, err, sizeof err) < 0)
-        goto fail;
-    if (s.cpu_usage) {
-        if (cpu_load_open(&r.cpu, &s, err, sizeof err) < 0)
-            goto fail;
-        r.have_cpu = 1;
-    }
-    if (build_columns(&r, err, sizeof err) < 0)
-        goto fail;
-    if (r.ncols == 0 && !s.bench_argv) {
-        snprintf(err, sizeof err, "nothing to record: no sensor, column or benchmark");
-        goto fail;
-    }
     if (!(path = output_path(&s))) {
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    if (s.verbose)
-        for (size_t i = 0; i < r.ncols; i++)
-            fprintf(stderr, "tb-record: column %zu: %s%s%s\n", i + 2, r.headers[i],
-                    i < r.nsensors ? " from " : "", i < r.nsensors ? r.sensors[i].path : "");
     if (!isnan(s.wait_temp)) {
         if (r.nsensors == 0) {
             snprintf(err, sizeof err, "--wait needs a sensor file to read");
@@ -1130,62 +1255,13 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    struct stat before;
-    int replacing = strcmp(path, "-") != 0 && stat(path, &before) == 0 && S_ISREG(before.st_mode);
-    if (csvw_open(&r.out, path, s.unbuffered, s.fsync, err, sizeof err) < 0)
+    int started = start_run(&r, &s, path, argc, argv, &unblocked, err, sizeof err);
+    if (started < 0)
         goto fail;
-    r.echo = r.out.is_stdout ? stderr : stdout;
-    r.echo_is_terminal = r.progress && isatty(fileno(r.echo));
-    r.out.order = r.order;
-    if (csvw_preamble(&r.out, argc, argv, s.no_meta, s.period_ms, s.metas, s.nmetas,
-                      r.headers, r.ncols) < 0) {
-        int gone = errno == EPIPE && r.out.is_stdout;
-        snprintf(err, sizeof err, "%s: write error: %s", path, strerror(errno));
-        csvw_discard(&r.out);
-        if (!gone)
-            goto fail;
-        fputs("tb-record: the reader of standard output closed it before the run began\n", stderr);
-        status = RECORD_EXIT_READER_GONE;
+    if (started > 0) {
+        status = started;
         goto out;
     }
-    for (size_t h = 0; h < r.nhelpers; h++) {
-        if (process_start_shell(&r.helpers[h].proc, r.helpers[h].spec->cmd, err, sizeof err) < 0) {
-            for (size_t k = 0; k < h; k++)
-                process_stop(&r.helpers[k].proc, 1000);
-            csvw_discard(&r.out);
-            goto fail;
-        }
-    }
-    if (s.fan_cmd)
-        fan_set(&s, s.fan_on >= 0 ? s.fan_on : 0, &unblocked);
-    if (s.bench_argv && !stop_signal) {   /* no benchmark started after a signal */
-        if (process_start_joined(&r.bench, s.bench_argv, freezer_join_fd(&r.freezer), err,
-                                 sizeof err) < 0) {
-            fprintf(stderr, "tb-record: %s\n", err);
-            status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
-            for (size_t h = 0; h < r.nhelpers; h++)
-                process_stop(&r.helpers[h].proc, 1000);
-            csvw_discard(&r.out);   /* the file there before is left as it was */
-            goto out;
-        }
-        r.have_bench = 1;
-    }
-    /* The run's file takes its place now that there is a run to record
-     * (none when a signal came before the benchmark could start). */
-    if ((s.bench_argv && !r.have_bench) || csvw_publish(&r.out, err, sizeof err) < 0) {
-        if (r.have_bench)
-            process_stop(&r.bench, 2000);
-        for (size_t h = 0; h < r.nhelpers; h++)
-            process_stop(&r.helpers[h].proc, 1000);
-        csvw_discard(&r.out);
-        if (stop_signal) {
-            status = 128 + stop_signal;
-            goto out;
-        }
-        goto fail;
-    }
-    if (replacing)   /* an earlier run's file is gone now: said, not silent */
-        fprintf(stderr, "tb-record: note: %s existed and is replaced by this run\n", path);
     if (s.sched_deadline > 0)
         use_sched_deadline(&s);
     r.t0_ns = now_ns();
@@ -1198,54 +1274,7 @@ int main(int argc, char **argv)
     }
     record(&r, &unblocked);
 
-    status = RECORD_EXIT_OK;
-    const char *benchmark = NULL;
-    if (r.have_bench) {
-        int ended_by_itself = r.cooling ? r.bench_ended : r.bench.pid == 0;
-        process_drain(&r.bench, on_benchmark_line, &r);   /* what is there */
-        event_flush(&r);
-        if (r.win_next || r.freezer.frozen)
-            freezer_set(&r.freezer, r.bench.pgid, 0);
-        process_stop(&r.bench, 2000);
-        if (ended_by_itself)
-            status = benchmark_exit_status(&r.bench, s.bench_argv[0]);
-        benchmark = !ended_by_itself ? "the benchmark stopped at the run's end"
-                    : status == RECORD_EXIT_OK ? "the benchmark ended by itself"
-                                               : "the benchmark failed (said above)";
-    }
-    stop_helpers(&r, &unblocked);
-    write_pending(&r);
-    if (s.fan_cmd && s.fan_on > 0)
-        fan_set(&s, 0, &unblocked);
-    if (s.verbose)
-        verbose_summary(&r, (double)(now_ns() - r.t0_ns) / 1e9);
-    else if (r.missed > 0)
-        fprintf(stderr, "tb-record: %lld sampling deadline%s missed (sampled late, at their "
-                "true time): the system was too busy\n", r.missed, r.missed == 1 ? "" : "s");
-    if (csvw_close(&r.out) < 0 && !r.write_failed) {
-        r.reader_gone = errno == EPIPE && r.out.is_stdout;
-        if (!r.reader_gone)
-            fprintf(stderr, "tb-record: %s: write error: %s\n", path, strerror(errno));
-        r.write_failed = 1;
-    }
-    if (!r.write_failed && !csvw_still_there(&r.out)) {
-        fprintf(stderr, "tb-record: %s: removed or replaced during the run (its directory "
-                "too?): the rows recorded are lost\n", path);
-        r.write_failed = 1;
-    }
-    if (r.reader_gone) {
-        fprintf(stderr, "tb-record: the reader of standard output closed it: %s, nothing more "
-                "written\n", r.have_bench ? "the benchmark stopped" : "the run ended");
-        status = RECORD_EXIT_READER_GONE;
-        goto out;
-    }
-    if (r.write_failed)
-        status = failure;
-    else if (stop_signal)
-        status = 128 + stop_signal;
-    if (!r.write_failed && !s.verbose && !s.compat)
-        run_summary(&r, (double)(now_ns() - r.t0_ns) / 1e9,
-                    stop_signal ? "stopped by a signal" : benchmark);
+    status = finish_run(&r, &s, path, &unblocked, failure);
     goto out;
 fail:
     fprintf(stderr, "tb-record: %s\n", err);
