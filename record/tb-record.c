@@ -1076,6 +1076,17 @@ static int open_recorder(struct recorder *r, struct record_settings *s, char *er
     return 0;
 }
 
+/* A start that failed undone: the benchmark and the first HELPERS helpers
+ * stopped, the file not put in place. */
+static void start_undone(struct recorder *r, size_t helpers)
+{
+    if (r->have_bench)
+        process_stop(&r->bench, 2000);
+    for (size_t h = 0; h < helpers; h++)
+        process_stop(&r->helpers[h].proc, 1000);
+    csvw_discard(&r->out);
+}
+
 /* The run's file opened and its preamble written, the helpers, the fan
  * and the benchmark started, the file put in place (PATH).  0; -1 with
  * ERR to say; or the status to exit with, said already. */
@@ -1101,9 +1112,7 @@ static int start_run(struct recorder *r, struct record_settings *s, const char *
     }
     for (size_t h = 0; h < r->nhelpers; h++) {
         if (process_start_shell(&r->helpers[h].proc, r->helpers[h].spec->cmd, err, errlen) < 0) {
-            for (size_t k = 0; k < h; k++)
-                process_stop(&r->helpers[k].proc, 1000);
-            csvw_discard(&r->out);
+            start_undone(r, h);
             return -1;
         }
     }
@@ -1114,9 +1123,7 @@ static int start_run(struct recorder *r, struct record_settings *s, const char *
                                  errlen) < 0) {
             fprintf(stderr, "tb-record: %s\n", err);
             int status = errno == ENOENT ? RECORD_EXIT_NOT_FOUND : RECORD_EXIT_CANNOT_EXEC;
-            for (size_t h = 0; h < r->nhelpers; h++)
-                process_stop(&r->helpers[h].proc, 1000);
-            csvw_discard(&r->out);   /* the file there before is left as it was */
+            start_undone(r, r->nhelpers);   /* the file there before is left as it was */
             return status;
         }
         r->have_bench = 1;
@@ -1124,11 +1131,7 @@ static int start_run(struct recorder *r, struct record_settings *s, const char *
     /* The run's file takes its place now that there is a run to record
      * (none when a signal came before the benchmark could start). */
     if ((s->bench_argv && !r->have_bench) || csvw_publish(&r->out, err, errlen) < 0) {
-        if (r->have_bench)
-            process_stop(&r->bench, 2000);
-        for (size_t h = 0; h < r->nhelpers; h++)
-            process_stop(&r->helpers[h].proc, 1000);
-        csvw_discard(&r->out);
+        start_undone(r, r->nhelpers);
         return stop_signal ? 128 + stop_signal : -1;
     }
     if (replacing)   /* an earlier run's file is gone now: said, not silent */

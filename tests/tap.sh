@@ -78,15 +78,8 @@ sim_farm() {
 # it once its signal handlers are in place, so a signal sent after this
 # meets them -- also when the recorder starts slowly (under valgrind).
 started() {
-    started_n=0
-    until grep -qv '^#' "$1" 2>/dev/null; do
-        if [ $started_n -ge 1200 ]; then
-            echo "# started: no header row in $1 after 60 s"
-            return 1
-        fi
-        sleep 0.05
-        started_n=$((started_n + 1))
-    done
+    wait_until "grep -qv '^#' '$1' 2>/dev/null" 1200 ||
+        { echo "# started: no header row in $1 after 60 s"; return 1; }
 }
 
 # alive_pid PID: that process is running (not a zombie).
