@@ -288,13 +288,6 @@ static void print_update(struct follow *st)
 
 /* --- updates and looks ------------------------------------------------- */
 
-/* The level of the intervals shown: the next look's, or once the rule
- * has stopped, the level of the look that stopped it. */
-static double follow_level(const struct follow *st)
-{
-    return tb_stop_rule_level(&st->rule, st->stopped && st->look > 0 ? st->look - 1 : st->look);
-}
-
 /* Fit the run so far, up to its newest row (at time T_ABS of the run);
  * LOOK: at the rule's look level, and judged. */
 static void refit(struct follow *st, double t_abs, int look)
@@ -303,8 +296,8 @@ static void refit(struct follow *st, double t_abs, int look)
     tb_analysis_options o = st->o;
     char err[TB_ERRMAX];
     o.to = t_abs;
-    if (st->until)   /* every interval at the look's level: the promise's */
-        o.fit.level = follow_level(st);
+    if (st->until)   /* every interval at the looks' level: the promise's */
+        o.fit.level = tb_stop_rule_level(&st->rule);
     if (!look && (o.max_points == 0 || o.max_points > FOLLOW_UPDATE_POINTS))
         o.max_points = FOLLOW_UPDATE_POINTS;   /* what is shown: the rule judges
                                                   the points --max-points keeps */
@@ -510,21 +503,36 @@ static void read_input(struct follow *st, int fd, const char *name)
 
 /* --- the end ------------------------------------------------------------ */
 
+/* Whether the rule said some column known: the final fit is then at the
+ * looks' level, which the claim's promise needs.  A run it ended knowing
+ * none gets what a run of that fixed length gets, the fit at --level: the
+ * rule never gives less than a fixed length (bench/stopping). */
+static int follow_claimed(const struct follow *st)
+{
+    for (size_t i = 0; st->until && i < st->ncols; i++)
+        if (!isnan(st->cols[i].stop.known_at))
+            return 1;
+    return 0;
+}
+
 /* What the rule found, one line a column, on standard error. */
 static void say_verdicts(const struct follow *st)
 {
+    int claimed = follow_claimed(st);
     for (size_t i = 0; st->until && i < st->ncols; i++) {
         const struct followed *c = &st->cols[i];
         if (!isnan(c->stop.known_at))
             fprintf(stderr, "tb-fit: %s: T∞ known to ±%g %s at %.0f s of data "
                     "(look %zu of %zu, at %.4g %%)\n", c->name, st->fs->until, c->unit,
                     c->stop.known_at, c->stop.known_look, st->rule.looks,
-                    100 * tb_stop_rule_level(&st->rule, c->stop.known_look - 1));
+                    100 * tb_stop_rule_level(&st->rule));
         else
-            fprintf(stderr, "tb-fit: %s: T∞ not known to ±%g %s %s (±%.2f at %.0f s of data%s)\n",
-                    c->name, st->fs->until, c->unit ? c->unit : "",
-                    st->look >= st->rule.looks ? "by --max" : "when the run ended",
-                    c->half, st->t, c->have_fit && c->flags ? ", flagged" : "");
+            fprintf(stderr, "tb-fit: %s: T∞ not known to ±%g %s %s (±%.2f at %.0f s of data "
+                    "at the looks' %.4g %%%s)%s\n", c->name, st->fs->until, c->unit ? c->unit : "",
+                    st->look >= st->rule.looks ? "by --max" : "when the run ended", c->half,
+                    st->t, 100 * tb_stop_rule_level(&st->rule),
+                    c->have_fit && c->flags ? ", flagged" : "",
+                    claimed ? "" : "; the final fit is a fixed length's, at --level");
     }
 }
 
@@ -543,8 +551,8 @@ static int finish(struct follow *st, follow_report_fn report, void *ctx)
         return st->failed;
     }
     tb_analysis_options o = st->o;
-    if (st->until)
-        o.fit.level = follow_level(st);
+    if (follow_claimed(st))
+        o.fit.level = tb_stop_rule_level(&st->rule);
     const tb_run *runs[] = {run};
     tb_analysis *a = tb_analyse_runs(runs, 1, &o, err, sizeof err);
     int status = st->failed;

@@ -48,9 +48,8 @@ double tb_stop_rule_time(const tb_stop_rule *r, size_t k)
     return STOP_FIRST_LOOK * pow(STOP_LOOK_RATIO, (double)k);
 }
 
-double tb_stop_rule_level(const tb_stop_rule *r, size_t k)
+double tb_stop_rule_level(const tb_stop_rule *r)
 {
-    (void)k;   /* the same for each look (see above) */
     return 1 - (1 - r->level) / (double)r->looks;
 }
 
@@ -62,13 +61,12 @@ double tb_stop_half_width(const tb_fit *fit, size_t i)
     return fmax(e->hi - e->value, e->value - e->lo);
 }
 
-/* Look K's fit of series I has its whole interval within ±tolerance, at
- * the look's level, and no flag but those of ALLOWED. */
-static int stop_within(const tb_stop_rule *r, size_t k, const tb_fit *fit, size_t i,
-                       unsigned allowed)
+/* A look's fit of series I has its whole interval within ±tolerance, at
+ * the looks' level, and no flag but those of ALLOWED. */
+static int stop_within(const tb_stop_rule *r, const tb_fit *fit, size_t i, unsigned allowed)
 {
     return fit && i < fit->nseries && (fit->flags & ~allowed) == 0 &&
-           fabs(fit->level - tb_stop_rule_level(r, k)) < 1e-12 &&
+           fabs(fit->level - tb_stop_rule_level(r)) < 1e-12 &&
            tb_stop_half_width(fit, i) <= r->tolerance;
 }
 
@@ -79,7 +77,7 @@ enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
      * one (extrapolated, degenerate, lack of fit, no interval...).  Not
      * even on one that extrapolates by less than the tolerance: a mode
      * slower than the run hides just so (bench/stopping). */
-    if (stop_within(r, k, fit, i, 0))
+    if (stop_within(r, fit, i, 0))
         return TB_STOP_KNOWN;
     return k + 1 >= r->looks ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
 }
@@ -111,7 +109,7 @@ enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t
         agree = a->value >= b->lo && a->value <= b->hi && b->value >= a->lo &&
                 b->value <= a->hi;
     }
-    s->has_before = stop_within(r, k, fit, i, TB_FIT_EXTRAPOLATED);
+    s->has_before = stop_within(r, fit, i, TB_FIT_EXTRAPOLATED);
     if (s->has_before)
         s->before = fit->series[i].t_inf;
     if (agree) {

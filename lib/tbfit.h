@@ -599,8 +599,8 @@ enum tb_stop_verdict {
 int tb_stop_rule_init(tb_stop_rule *r, double tolerance, double max, double level);
 /* Data time (s after the first row) of look K (0-based); +∞ past the last. */
 double tb_stop_rule_time(const tb_stop_rule *r, size_t k);
-/* The level of look K's intervals. */
-double tb_stop_rule_level(const tb_stop_rule *r, size_t k);
+/* The level of every look's intervals. */
+double tb_stop_rule_level(const tb_stop_rule *r);
 /* One look's test, K, on series I of FIT, fitted at look K's level to the
  * run up to that look (NULL: the fit failed): known when no flag is set
  * and the whole interval lies within ±tolerance.  A rule that stops at
@@ -620,8 +620,9 @@ void tb_stop_state_init(tb_stop_state *s);
  * known once tb_stop_rule_judge() says so at two looks in a row, the
  * first of them allowed the extrapolated flag, each T∞ within the other's
  * interval (a narrow interval alone may be the noise's luck; an estimate
- * that moves by more than it claims to know is still extrapolating).  TB_STOP_KNOWN from then on; TB_STOP_NOT_KNOWN at the
- * last look otherwise. */
+ * that moves by more than it claims to know is still extrapolating).
+ * TB_STOP_KNOWN from then on; TB_STOP_NOT_KNOWN at the last look
+ * otherwise. */
 enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t,
                                        const tb_fit *fit, size_t i, tb_stop_state *s);
 /* The larger half of series I's T∞ interval (+∞ without one). */

@@ -1120,9 +1120,9 @@ static enum tb_stop_verdict stop_pair(const tb_stop_rule *r, double v, double lo
     tb_fit_series ser;
     tb_stop_state st;
     tb_stop_state_init(&st);
-    stop_fit(&fit, &ser, v, lo, hi, tb_stop_rule_level(r, 9), flags);
+    stop_fit(&fit, &ser, v, lo, hi, tb_stop_rule_level(r), flags);
     tb_stop_rule_look(r, 9, 894, &fit, 0, &st);
-    stop_fit(&fit, &ser, 60, 59.8, 60.2, tb_stop_rule_level(r, 10), 0);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, tb_stop_rule_level(r), 0);
     enum tb_stop_verdict v11 = tb_stop_rule_look(r, 10, 1118, &fit, 0, &st);
     return v11 == TB_STOP_KNOWN && st.known_look != 11 ? TB_STOP_GO_ON : v11;
 }
@@ -1133,12 +1133,11 @@ static void test_stop_rule(void)
     int rc = tb_stop_rule_init(&r, 0.5, 3600, 0.95);
     ok(rc == 0 && r.looks == 17,
        "an hour: 17 looks (%zu)", r.looks);
-    ok(fabs(tb_stop_rule_level(&r, 0) - (1 - 0.05 / 17)) < 1e-15 &&
-       tb_stop_rule_level(&r, 16) == tb_stop_rule_level(&r, 0),
-       "each at 1 - 0.05/17 (%.6f)", tb_stop_rule_level(&r, 0));
+    ok(fabs(tb_stop_rule_level(&r) - (1 - 0.05 / 17)) < 1e-15,
+       "each at 1 - 0.05/17 (%.6f)", tb_stop_rule_level(&r));
     tb_stop_rule one;
     ok(tb_stop_rule_init(&one, 0.5, 120, 0.95) == 0 && one.looks == 1 &&
-       fabs(tb_stop_rule_level(&one, 0) - 0.95) < 1e-15, "one look (--max 2min): all of it");
+       fabs(tb_stop_rule_level(&one) - 0.95) < 1e-15, "one look (--max 2min): all of it");
     ok(tb_stop_rule_time(&r, 0) == 120 && fabs(tb_stop_rule_time(&r, 1) - 150) < 1e-9 &&
        tb_stop_rule_time(&r, 16) == 3600 && isinf(tb_stop_rule_time(&r, 17)),
        "at 2 min, a quarter more each, the last at --max: %g %g ... %g",
@@ -1152,14 +1151,12 @@ static void test_stop_rule(void)
     tb_stop_rule_init(&r, 0.5, 3600, 0.95);
     tb_fit fit;
     tb_fit_series ser;
-    double lv[17];   /* each look's level */
-    for (size_t k = 0; k < r.looks; k++)
-        lv[k] = tb_stop_rule_level(&r, k);
-    stop_fit(&fit, &ser, 60, 59.7, 60.3, lv[3], 0);
+    double lv = tb_stop_rule_level(&r);   /* every look's */
+    stop_fit(&fit, &ser, 60, 59.7, 60.3, lv, 0);
     ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_KNOWN, "one look: ±0.3 of ±0.5, unflagged: known");
-    stop_fit(&fit, &ser, 60, 59.7, 60.3, lv[3], TB_FIT_EXTRAPOLATED);
+    stop_fit(&fit, &ser, 60, 59.7, 60.3, lv, TB_FIT_EXTRAPOLATED);
     ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_GO_ON, "flagged extrapolated: not known");
-    stop_fit(&fit, &ser, 60, 59.4, 60.3, lv[3], 0);
+    stop_fit(&fit, &ser, 60, 59.4, 60.3, lv, 0);
     ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_GO_ON, "the larger half 0.6 > 0.5: not known");
     stop_fit(&fit, &ser, 60, 59.7, 60.3, 0.95, 0);
     ok(tb_stop_rule_judge(&r, 3, &fit, 0) == TB_STOP_GO_ON, "an interval at another level: not known");
@@ -1169,15 +1166,15 @@ static void test_stop_rule(void)
      * known */
     tb_stop_state st;
     tb_stop_state_init(&st);
-    stop_fit(&fit, &ser, 59.3, 59.1, 59.5, lv[11], 0);
+    stop_fit(&fit, &ser, 59.3, 59.1, 59.5, lv, 0);
     ok(tb_stop_rule_look(&r, 11, 1397, &fit, 0, &st) == TB_STOP_GO_ON, "a first narrow look does not stop");
-    stop_fit(&fit, &ser, 59.66, 59.44, 59.87, lv[12], 0);
+    stop_fit(&fit, &ser, 59.66, 59.44, 59.87, lv, 0);
     ok(tb_stop_rule_look(&r, 12, 1747, &fit, 0, &st) == TB_STOP_GO_ON && isnan(st.known_at),
        "nor a second that moved by more than either claims (59.30 to 59.66)");
-    stop_fit(&fit, &ser, 59.70, 59.50, 59.90, lv[13], 0);
+    stop_fit(&fit, &ser, 59.70, 59.50, 59.90, lv, 0);
     ok(tb_stop_rule_look(&r, 13, 2184, &fit, 0, &st) == TB_STOP_KNOWN && st.known_at == 2184 &&
        st.known_look == 14, "a third that agrees with it: known at 2184 s, look 14");
-    stop_fit(&fit, &ser, 59.70, 50, 70, lv[14], TB_FIT_LACK_OF_FIT);
+    stop_fit(&fit, &ser, 59.70, 50, 70, lv, TB_FIT_LACK_OF_FIT);
     ok(tb_stop_rule_look(&r, 14, 2730, &fit, 0, &st) == TB_STOP_KNOWN, "and known from then on");
     /* the look before may be flagged extrapolated, not otherwise */
     ok(stop_pair(&r, 59.9, 59.6, 60.3, TB_FIT_EXTRAPOLATED) == TB_STOP_KNOWN,
@@ -1189,20 +1186,20 @@ static void test_stop_rule(void)
     ok(stop_pair(&r, 59.6, 59.3, 59.9, TB_FIT_EXTRAPOLATED) == TB_STOP_GO_ON,
        "one whose T∞ has moved since (59.6, outside [59.8, 60.2]): not yet");
     tb_stop_state_init(&st);
-    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv[13], 0);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, 0);
     tb_stop_rule_look(&r, 13, 2184, &fit, 0, &st);
     tb_stop_rule_look(&r, 14, 2730, NULL, 0, &st);
-    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv[15], 0);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, 0);
     ok(tb_stop_rule_look(&r, 15, 3412, &fit, 0, &st) == TB_STOP_GO_ON,
        "a failed fit between breaks the pair");
-    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv[15], TB_FIT_EXTRAPOLATED);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, TB_FIT_EXTRAPOLATED);
     tb_stop_state_init(&st);
     tb_stop_rule_look(&r, 15, 3412, &fit, 0, &st);
-    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv[16], TB_FIT_EXTRAPOLATED);
+    stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, TB_FIT_EXTRAPOLATED);
     ok(tb_stop_rule_look(&r, 16, 3600, &fit, 0, &st) == TB_STOP_NOT_KNOWN,
        "and at the last look, flagged: not known");
 
-    stop_fit(&fit, &ser, 60, 59, 61, lv[3], 0);
+    stop_fit(&fit, &ser, 60, 59, 61, lv, 0);
     double need = tb_stop_time_needed(&fit, 0, 0.5);
     ok(fabs(need - 300 * log(2)) < 1e-9, "time needed: τ ln(1/0.5) = %.1f s", need);
 }
