@@ -304,18 +304,22 @@ struct run_context {
 /* Add column C (index INDEX of the run) to fit, from FROM after its
  * STARTUP samples: one part, or with the cooling two, up to the load's
  * end and after; a column is fitted whole or not at all. */
-static void add_run_column(tb_analysis *a, const tb_analysis_options *o, const struct run_context *rp,
-                           size_t index, const tb_column *c, size_t startup, double from)
+static void add_run_column(tb_analysis *a, const tb_analysis_options *o,
+                           const struct run_context *ctx, size_t index, const tb_column *c,
+                           size_t startup, double from)
 {
     char err[TB_ERRMAX];
     int parts = o->cooling ? 2 : 1, added = 0;
     for (int part = 0; part < parts; part++) {
-        double lo = part ? rp->load_end : from, hi = o->cooling && !part ? fmin(o->to, rp->load_end) : o->to;
+        double lo = part ? ctx->load_end : from;
+        double hi = o->cooling && !part ? fmin(o->to, ctx->load_end) : o->to;
         double *t, *y;
         size_t n;
-        if (tb_series_extract(c, lo, hi, rp->ambient, &t, &y, &n, err, sizeof err) < 0) {
+        double offset = isnan(o->ambient_temp) ? 0 : o->ambient_temp;
+        if (tb_series_extract_bins(c, lo, hi, ctx->ambient, offset, o->max_points, &t, &y, &n,
+                                   err, sizeof err) < 0) {
             /* The run's other columns are still fitted: this one is said. */
-            say(a, "%s: %s%s", rp->file,
+            say(a, "%s: %s%s", ctx->file,
                 parts > 1 ? (part ? "the cooling part: " : "the heating part: ") : "", err);
             raise_status(a, TB_STATUS_INPUT);
             break;
@@ -326,26 +330,22 @@ static void add_run_column(tb_analysis *a, const tb_analysis_options *o, const s
             free(y);
             break;
         }
-        if (!isnan(o->ambient_temp))
-            for (size_t i = 0; i < n; i++)
-                y[i] -= o->ambient_temp;
-        n = tb_series_bin(t, y, n, o->max_points);
-        const tb_run_metrics *m = rp->metrics;
+        const tb_run_metrics *m = ctx->metrics;
         col->t = t;
         col->y = y;
-        col->power = rp->power;
-        col->ambient = rp->ambient;
+        col->power = ctx->power;
+        col->ambient = ctx->ambient;
         col->pub = (tb_analysed_column){
-            .run = rp->run, .source = rp->file, .index = index, .column = c,
+            .run = ctx->run, .source = ctx->file, .index = index, .column = c,
             .t = t, .y = y, .n = n, .startup = part ? 0 : startup,
             .ops_per_s = m ? m->ops.value : NAN,
             .ops = m ? m->ops : (tb_estimate){NAN, NAN, NAN},
             .ops_sustained = m ? m->ops_sustained : (tb_estimate){NAN, NAN, NAN},
             .metrics = m, .sensor = sensor_of(m, index),
-            .throttled_since = rp->throttled_since, .throttled_by = rp->throttled_by,
+            .throttled_since = ctx->throttled_since, .throttled_by = ctx->throttled_by,
             .settle = NAN, .part = parts > 1 ? (part ? "cooling" : "heating") : NULL,
         };
-        limit_of(o, &col->pub, m ? m->from : from_of(o), m ? m->to : rp->load_to);
+        limit_of(o, &col->pub, m ? m->from : from_of(o), m ? m->to : ctx->load_to);
         a->ncols++;
         added++;
     }
@@ -361,9 +361,9 @@ static void add_run_column(tb_analysis *a, const tb_analysis_options *o, const s
  * half a run would be compared as if it were whole. */
 static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
 {
-    struct run_context rp = {.run = a->runs[r], .file = tb_run_source(a->runs[r]),
+    struct run_context ctx = {.run = a->runs[r], .file = tb_run_source(a->runs[r]),
                           .load_end = o->load_end};
-    const tb_run *run = rp.run;
+    const tb_run *run = ctx.run;
     int before = a->status;
 
     a->status = TB_STATUS_OK;
@@ -371,32 +371,32 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
         say(a, "warning: %s", tb_run_warning(run, w));
     ssize_t ambient = o->ambient ? named_column(a, run, o->ambient, "ambient") : -1;
     ssize_t power_idx = o->power ? named_column(a, run, o->power, "power") : -1;
-    rp.power = power_idx >= 0 ? tb_run_column(run, (size_t)power_idx) : NULL;
+    ctx.power = power_idx >= 0 ? tb_run_column(run, (size_t)power_idx) : NULL;
     size_t *idx = malloc(tb_run_ncolumns(run) * sizeof *idx);
     if (!idx) {
         a->out_of_memory = 1;
         raise_status(a, before);
         return;
     }
-    if (o->cooling && isnan(rp.load_end) && tb_run_load_end(run, &rp.load_end) < 0) {
+    if (o->cooling && isnan(ctx.load_end) && tb_run_load_end(run, &ctx.load_end) < 0) {
         say(a, "%s: no end of the load to cool from: no benchmark_running column with a 0 "
-            "(tb-record --cooldown writes one); give the load's end", rp.file);
+            "(tb-record --cooldown writes one); give the load's end", ctx.file);
         raise_status(a, TB_STATUS_INPUT);
     }
     size_t ncol = a->status == TB_STATUS_OK ? choose_columns(a, o, run, ambient, idx) : 0;
     /* the load's window: with --cooling its heating part */
-    rp.load_to = o->cooling ? fmin(o->to, rp.load_end) : o->to;
-    rp.metrics = a->status == TB_STATUS_OK ? run_metrics(a, r, o, from_of(o), rp.load_to) : NULL;
+    ctx.load_to = o->cooling ? fmin(o->to, ctx.load_end) : o->to;
+    ctx.metrics = a->status == TB_STATUS_OK ? run_metrics(a, r, o, from_of(o), ctx.load_to) : NULL;
     /* the power falls at the load's end: it is the cooling, not throttling */
-    int throttled = tb_throttle_check(run, from_of(o), rp.load_to, &rp.throttled_since,
-                                      &rp.throttled_by);
+    int throttled = tb_throttle_check(run, from_of(o), ctx.load_to, &ctx.throttled_since,
+                                      &ctx.throttled_by);
     if (throttled < 0)
         a->out_of_memory = 1;
     if (throttled != 1) {
-        rp.throttled_since = NAN;
-        rp.throttled_by = NULL;
+        ctx.throttled_since = NAN;
+        ctx.throttled_by = NULL;
     }
-    rp.ambient = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
+    ctx.ambient = ambient >= 0 ? tb_run_column(run, (size_t)ambient) : NULL;
     if (a->status != TB_STATUS_OK)
         ncol = 0;
     size_t most_startup = 0;
@@ -412,12 +412,12 @@ static void prepare_run(tb_analysis *a, const tb_analysis_options *o, size_t r)
                 startup_until = c->t[startup - 1];
             }
         }
-        add_run_column(a, o, &rp, idx[k], c, startup, from);
+        add_run_column(a, o, &ctx, idx[k], c, startup, from);
     }
     free(idx);
     if (most_startup > 0)
         say(a, "note: %s: the first %zu samples of a column (up to %.3g s) come before its "
-            "regular sampling and are left out; --from 0 keeps them", rp.file, most_startup,
+            "regular sampling and are left out; --from 0 keeps them", ctx.file, most_startup,
             startup_until);
     raise_status(a, before);
 }

@@ -83,17 +83,32 @@ static double interpolate(const tb_column *c, double t)
     return dt > 0 ? c->v[lo] + (c->v[hi] - c->v[lo]) * (t - c->t[lo]) / dt : c->v[hi];
 }
 
-int tb_series_extract(const tb_column *c, double from, double to,
-                      const tb_column *ambient, double **t, double **y,
-                      size_t *n, char *err, size_t errlen)
+/* Where the bin of a point at time T ends, bins of WIDTH from T0, KEPT of
+ * MAX made: its bin b has b·width <= t − t0 < (b + 1)·width, but is at
+ * least *BIN, the one after the bin before (a point just past a bin's
+ * end may round back into it: it would make a bin of its own, over MAX
+ * in all, 39 more than 2000 for a run of millisecond steps); the last
+ * bin runs to the end.  Each takes one point at least, so the means land
+ * at or before the points they read. */
+static double bin_end(double t, double t0, double width, size_t max, size_t kept, double *bin)
 {
-    size_t first = 0, last = c->n;
-    while (first < c->n && c->t[first] < from)
-        first++;
-    while (last > first && c->t[last - 1] > to)
+    double b = fmax(floor((t - t0) / width), *bin);
+    *bin = b + 1;
+    return b + 1 >= (double)max || kept + 1 >= max ? INFINITY : t0 + (b + 1) * width;
+}
+
+/* Column C's points within [FROM, TO]: the first, and how many into *N;
+ * 0, or -1 with ERR when there are none (or AMBIENT has none). */
+static int series_window(const tb_column *c, double from, double to, const tb_column *ambient,
+                         size_t *first, size_t *n, char *err, size_t errlen)
+{
+    size_t last = c->n;
+    *first = 0;
+    while (*first < c->n && c->t[*first] < from)
+        (*first)++;
+    while (last > *first && c->t[last - 1] > to)
         last--;
-    *n = last - first;
-    *t = *y = NULL;
+    *n = last - *first;
     if (c->n == 0) {
         if (c->n_missing > 0)
             snprintf(err, errlen, "column %s has no values: all %zu are missing (nan)",
@@ -111,19 +126,76 @@ int tb_series_extract(const tb_column *c, double from, double to,
         snprintf(err, errlen, "ambient column %s has no points", ambient->name);
         return -1;
     }
-    *t = malloc(*n * sizeof **t);
-    *y = malloc(*n * sizeof **y);
-    if (!*t || !*y) {
-        free(*t);
-        free(*y);
-        *t = *y = NULL;
-        snprintf(err, errlen, "out of memory");
+    return 0;
+}
+
+static int series_alloc(size_t n, double **t, double **y, char *err, size_t errlen)
+{
+    *t = malloc(n * sizeof **t);
+    *y = malloc(n * sizeof **y);
+    if (*t && *y)
+        return 0;
+    free(*t);
+    free(*y);
+    *t = *y = NULL;
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* Point I of column C less the AMBIENT there and OFFSET. */
+static double series_value(const tb_column *c, size_t i, const tb_column *ambient, double offset)
+{
+    double y = c->v[i] - (ambient ? interpolate(ambient, c->t[i]) : 0);
+    return y - offset;
+}
+
+int tb_series_extract(const tb_column *c, double from, double to,
+                      const tb_column *ambient, double **t, double **y,
+                      size_t *n, char *err, size_t errlen)
+{
+    return tb_series_extract_bins(c, from, to, ambient, 0, 0, t, y, n, err, errlen);
+}
+
+int tb_series_extract_bins(const tb_column *c, double from, double to, const tb_column *ambient,
+                           double offset, size_t max, double **t, double **y, size_t *n,
+                           char *err, size_t errlen)
+{
+    size_t first, m;
+    *t = *y = NULL;
+    if (series_window(c, from, to, ambient, &first, &m, err, errlen) < 0)
         return -1;
+    const double *ct = c->t + first;
+    double t0 = ct[0], width = max > 0 ? (ct[m - 1] - t0) / (double)max : 0;
+    if (max == 0 || m <= max || !(width > 0)) {   /* every point */
+        if (series_alloc(m, t, y, err, errlen) < 0)
+            return -1;
+        for (size_t i = 0; i < m; i++) {
+            (*t)[i] = ct[i];
+            (*y)[i] = series_value(c, first + i, ambient, offset);
+        }
+        *n = m;
+        return 0;
     }
-    for (size_t i = 0; i < *n; i++) {
-        (*t)[i] = c->t[first + i];
-        (*y)[i] = c->v[first + i] - (ambient ? interpolate(ambient, c->t[first + i]) : 0);
+    /* The bins of tb_series_bin(), summed as the points are read: no copy
+     * of a run of millions of rows (tb-fit --follow does this each
+     * update), the same means to the last bit. */
+    if (series_alloc(max, t, y, err, errlen) < 0)
+        return -1;
+    size_t kept = 0, i = 0;
+    double bin = 0;
+    while (i < m) {
+        double end = bin_end(ct[i], t0, width, max, kept, &bin);
+        double st = ct[i], sy = series_value(c, first + i, ambient, offset);
+        size_t k = 1;
+        for (i++; i < m && ct[i] < end; i++, k++) {
+            st += ct[i];
+            sy += series_value(c, first + i, ambient, offset);
+        }
+        (*t)[kept] = st / (double)k;
+        (*y)[kept] = sy / (double)k;
+        kept++;
     }
+    *n = kept;
     return 0;
 }
 
@@ -135,12 +207,9 @@ size_t tb_series_bin(double *t, double *y, size_t n, size_t max)
     if (!(width > 0))
         return n;
     size_t kept = 0, i = 0;
+    double bin = 0;
     while (i < n) {
-        /* the bin of point i, b·width <= t − t0 < (b + 1)·width (the last
-         * bin to the end); each takes one point at least, whatever the
-         * rounding, so the means land at or before the points they read */
-        double b = floor((t[i] - t0) / width);
-        double end = b + 1 >= (double)max ? INFINITY : t0 + (b + 1) * width;
+        double end = bin_end(t[i], t0, width, max, kept, &bin);
         double st = t[i], sy = y[i];
         size_t m = 1;
         for (i++; i < n && t[i] < end; i++, m++) {
@@ -154,17 +223,21 @@ size_t tb_series_bin(double *t, double *y, size_t n, size_t max)
     return kept;
 }
 
+#define STARTUP_PERIOD_SPAN 1024
+
 size_t tb_startup_samples(const tb_column *c)
 {
     if (c->n < 8)
         return 0;
-    double *dt = malloc((c->n - 1) * sizeof *dt);
-    if (!dt)
-        return 0;
-    for (size_t i = 0; i + 1 < c->n; i++)
+    /* The regular period: the median of the first STARTUP_PERIOD_SPAN
+     * intervals, not of all (a pass and a copy of every row at each of
+     * tb-fit --follow's updates, a fifth of their time an hour into a run
+     * sampled each millisecond). */
+    size_t m = c->n - 1 < STARTUP_PERIOD_SPAN ? c->n - 1 : STARTUP_PERIOD_SPAN;
+    double dt[STARTUP_PERIOD_SPAN];
+    for (size_t i = 0; i < m; i++)
         dt[i] = c->t[i + 1] - c->t[i];
-    double period = gsl_stats_median(dt, 1, c->n - 1);   /* quickselect: O(n), no sort */
-    free(dt);
+    double period = gsl_stats_median(dt, 1, m);   /* quickselect: O(m), no sort */
     /* The burst: leading intervals under a tenth of the period; its last
      * sample too, since regular sampling starts after it.  A handful at
      * most: a run whose every interval is short has no burst. */

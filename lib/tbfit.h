@@ -487,14 +487,20 @@ int tb_parse_duration(const char *s, double *seconds);
 int tb_series_extract(const tb_column *c, double from, double to,
                       const tb_column *ambient, double **t, double **y,
                       size_t *n, char *err, size_t errlen);
+/* tb_series_extract() less OFFSET, then tb_series_bin() to at most MAX
+ * means (0: every point), in one pass: only the means are allocated, the
+ * same to the last bit. */
+int tb_series_extract_bins(const tb_column *c, double from, double to, const tb_column *ambient,
+                           double offset, size_t max, double **t, double **y, size_t *n,
+                           char *err, size_t errlen);
 
 /*
  * How many of column C's first samples come before its regular sampling:
  * a burst of samples much closer together (under a tenth of the median
- * period) at the start.  thermobench writes two rows 3-4 ms apart as the
- * benchmark starts, before it runs at full speed; a term of a few ms
- * would fit them.  0 when the sampling is regular from the first sample
- * (and, keeping every sample, when memory for the median runs out).
+ * of its first 1024 intervals) at the start.  thermobench writes two rows
+ * 3-4 ms apart as the benchmark starts, before it runs at full speed; a
+ * term of a few ms would fit them.  0 when the sampling is regular from
+ * the first sample.
  */
 size_t tb_startup_samples(const tb_column *c);
 

@@ -1204,6 +1204,56 @@ static void test_stop_rule(void)
     ok(fabs(need - 300 * log(2)) < 1e-9, "time needed: τ ln(1/0.5) = %.1f s", need);
 }
 
+/* tb_series_extract_bins() against tb_series_extract(), the offset taken
+ * off, then tb_series_bin(): the same means to the last bit, for bounds
+ * that split the points unevenly, and on times of a millisecond's steps
+ * (whose rounding made 39 bins more than 2000 before bin_end()). */
+static void test_extract_bins(const double *t, const double *v, size_t n)
+{
+    static double ms[200001];
+    for (size_t i = 0; i < 200001; i++)
+        ms[i] = (double)i * 0.001;
+    double at[] = {0, 300, 600}, av[] = {20, 21, 23};
+    tb_column amb = {.name = "ambient", .n = 3, .t = at, .v = av};
+    const tb_column cols[] = {{.name = "T", .n = n, .t = t, .v = v},
+                              {.name = "T", .n = 200001, .t = ms, .v = ms}};
+    const size_t maxes[] = {0, 1, 3, 7, 2000, 20000, 7919, 199999, 200001};
+    int same = 1, within = 1, calls = 0;
+    size_t ms_bins = 0;
+    for (size_t c = 0; c < 2; c++)
+        for (size_t k = 0; k < sizeof maxes / sizeof *maxes; k++) {
+            double *t1, *y1, *t2, *y2;
+            size_t n1, n2;
+            const tb_column *ambient = c ? NULL : &amb;
+            if (tb_series_extract(&cols[c], 1.5, 590, ambient, &t1, &y1, &n1, err, sizeof err) < 0 ||
+                tb_series_extract_bins(&cols[c], 1.5, 590, ambient, 23, maxes[k], &t2, &y2, &n2,
+                                       err, sizeof err) < 0) {
+                same = 0;
+                continue;
+            }
+            for (size_t i = 0; i < n1; i++)
+                y1[i] -= 23;
+            n1 = tb_series_bin(t1, y1, n1, maxes[k]);
+            same &= n1 == n2 && memcmp(t1, t2, n1 * sizeof *t1) == 0 &&
+                    memcmp(y1, y2, n1 * sizeof *y1) == 0;
+            within &= maxes[k] == 0 || n2 <= maxes[k];
+            if (c == 1 && maxes[k] == 2000)
+                ms_bins = n2;
+            calls++;
+            free(t1);
+            free(y1);
+            free(t2);
+            free(y2);
+        }
+    ok(same && calls == 18, "extracted and binned in one pass: the same means, bit for bit (18 cases)");
+    ok(within && ms_bins == 2000, "never more means than the bound: millisecond steps in 2000 (%zu)",
+       ms_bins);
+    double *t3, *y3;
+    size_t n3;
+    ok(tb_series_extract_bins(&cols[0], 700, 800, NULL, 0, 10, &t3, &y3, &n3, err, sizeof err) < 0 &&
+       strstr(err, "no points in the window"), "an empty window: %s", err);
+}
+
 /* Block means (tb_series_bin()), and a fit of them against a fit of every
  * point: a run sampled each 10 ms made 2000 means, as --follow's updates
  * fit it. */
@@ -1250,6 +1300,7 @@ static void test_series_bin(void)
        "an interval as wide (%.4f and %.4f), the same slow τ", a->hi - a->lo, b->hi - b->lo);
     tb_fit_clear(&full);
     tb_fit_clear(&binned);
+    test_extract_bins(ft, fy, n);
 }
 
 int main(void)
