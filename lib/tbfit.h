@@ -615,7 +615,7 @@ enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
                                         const tb_fit *fit, size_t i);
 /* What the rule remembers of one series from look to look. */
 typedef struct tb_stop_state {
-    int has_before;       /* the last look was known, but for extrapolated */
+    int has_before;       /* the last look was known */
     tb_estimate before;   /* that T∞ */
     double known_at;      /* s of data it became known at; NaN */
     size_t known_look;    /* that look, from 1; 0 while not known */
@@ -623,10 +623,10 @@ typedef struct tb_stop_state {
 void tb_stop_state_init(tb_stop_state *s);
 /* Look K, at data time T (s after the first row), on series I of FIT
  * (NULL: its fit failed), as tb-fit --follow --until looks: a series is
- * known once tb_stop_rule_judge() says so at two looks in a row, the
- * first of them allowed the extrapolated flag, each T∞ within the other's
- * interval (a narrow interval alone may be the noise's luck; an estimate
- * that moves by more than it claims to know is still extrapolating).
+ * known once tb_stop_rule_judge() says so at two looks in a row, each T∞
+ * within the other's interval (a narrow interval alone may be the noise's
+ * luck; an estimate that moves by more than it claims to know is still
+ * extrapolating).
  * TB_STOP_KNOWN from then on; TB_STOP_NOT_KNOWN at the last look
  * otherwise. */
 enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t,

@@ -1176,14 +1176,17 @@ static void test_stop_rule(void)
        st.known_look == 14, "a third that agrees with it: known at 2184 s, look 14");
     stop_fit(&fit, &ser, 59.70, 50, 70, lv, TB_FIT_LACK_OF_FIT);
     ok(tb_stop_rule_look(&r, 14, 2730, &fit, 0, &st) == TB_STOP_KNOWN, "and known from then on");
-    /* the look before may be flagged extrapolated, not otherwise */
-    ok(stop_pair(&r, 59.9, 59.6, 60.3, TB_FIT_EXTRAPOLATED) == TB_STOP_KNOWN,
-       "a look before flagged extrapolated, within ±0.5 and agreeing: known at look 11");
+    /* the look before is unflagged too: an extrapolated one that clears
+     * its flag a look later may be a mode hidden in correlated noise */
+    ok(stop_pair(&r, 59.9, 59.6, 60.3, 0) == TB_STOP_KNOWN,
+       "a look before within ±0.5, unflagged and agreeing: known at look 11");
+    ok(stop_pair(&r, 59.9, 59.6, 60.3, TB_FIT_EXTRAPOLATED) == TB_STOP_GO_ON,
+       "one flagged extrapolated, within ±0.5 and agreeing: not yet");
     ok(stop_pair(&r, 59.9, 59.6, 60.3, TB_FIT_LACK_OF_FIT) == TB_STOP_GO_ON,
        "one flagged lack_of_fit: not yet");
     ok(stop_pair(&r, 59.9, 58, 62, 0) == TB_STOP_GO_ON,
        "one that agrees but is not within ±0.5 ([58, 62]): not yet");
-    ok(stop_pair(&r, 59.6, 59.3, 59.9, TB_FIT_EXTRAPOLATED) == TB_STOP_GO_ON,
+    ok(stop_pair(&r, 59.6, 59.3, 59.9, 0) == TB_STOP_GO_ON,
        "one whose T∞ has moved since (59.6, outside [59.8, 60.2]): not yet");
     tb_stop_state_init(&st);
     stop_fit(&fit, &ser, 60, 59.8, 60.2, lv, 0);
