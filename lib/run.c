@@ -13,6 +13,19 @@
 
 #include "run_internal.h"
 
+size_t run_times_before(const double *t, size_t n, double x, int inclusive)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid] < x || (inclusive && t[mid] == x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int run_strv_push(char ***v, size_t *n, const char *s)
 {
     char **nv = realloc(*v, (*n + 1) * sizeof **v);

@@ -44,6 +44,11 @@ struct tb_run {
     size_t nwarnings;
 };
 
+/* How many of the N ascending times T (a column's) lie before X
+ * (INCLUSIVE: at or before it): by bisection, not a pass, for windows cut
+ * at each update of a followed run of millions of rows. */
+size_t run_times_before(const double *t, size_t n, double x, int inclusive);
+
 /* Append a copy of S to a growable array of strings; 0 or -1 (no memory). */
 int run_strv_push(char ***v, size_t *n, const char *s);
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tbfit.h"
+#include "run_internal.h"
 
 /* Time-weighted sums of column C within [FROM, TO], each sample held
  * until the next (the last one held for none): Σ v·dt into *VT, the time
@@ -145,21 +145,6 @@ static int work_metrics(const tb_run *run, const size_t *work, size_t nwork, dou
     return 0;
 }
 
-/* How many of the N ascending times T lie before X (INCLUSIVE: at or
- * before it): by bisection. */
-static size_t times_before(const double *t, size_t n, double x, int inclusive)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid] < x || (inclusive && t[mid] == x))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The window's ends as the points in it have them.  A column's times
  * ascend: its first and last point in the window are found by bisection,
  * not a pass (tb-fit --follow computes this at each update). */
@@ -168,8 +153,8 @@ static int window_of(const tb_run *run, double *from, double *to)
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 1; i < tb_run_ncolumns(run) && !isnan(*from) && !isnan(*to); i++) {
         const tb_column *c = tb_run_column(run, i);
-        size_t first = times_before(c->t, c->n, *from, 0);
-        size_t end = times_before(c->t, c->n, *to, 1);
+        size_t first = run_times_before(c->t, c->n, *from, 0);
+        size_t end = run_times_before(c->t, c->n, *to, 1);
         if (first < end) {
             lo = fmin(lo, c->t[first]);
             hi = fmax(hi, c->t[end - 1]);

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tbfit.h"
+#include "run_internal.h"
 
 size_t tb_default_columns(const tb_run *run, ssize_t ambient, size_t *idx,
                           void (*note)(void *ctx, const tb_column *c, const char *why),
@@ -83,18 +83,19 @@ static double interpolate(const tb_column *c, double t)
     return dt > 0 ? c->v[lo] + (c->v[hi] - c->v[lo]) * (t - c->t[lo]) / dt : c->v[hi];
 }
 
-/* Where the bin of a point at time T ends, bins of WIDTH from T0, KEPT of
- * MAX made: its bin b has b·width <= t − t0 < (b + 1)·width, but is at
- * least *BIN, the one after the bin before (a point just past a bin's
- * end may round back into it: it would make a bin of its own, over MAX
- * in all, 39 more than 2000 for a run of millisecond steps); the last
- * bin runs to the end.  Each takes one point at least, so the means land
- * at or before the points they read. */
-static double bin_end(double t, double t0, double width, size_t max, size_t kept, double *bin)
+/* Where the bin of a point at time T ends, MAX bins of WIDTH from T0: its
+ * bin b has b·width <= t − t0 < (b + 1)·width, but is at least *BIN, the
+ * one after the bin before (a point just past a bin's end may round back
+ * into it: it would make a bin of its own, over MAX in all, 39 more than
+ * 2000 for a run of millisecond steps).  So b grows by one at least from
+ * bin to bin, and bin MAX − 1, which runs to the end, is the last.  Each
+ * takes one point at least, so the means land at or before the points
+ * they read. */
+static double bin_end(double t, double t0, double width, size_t max, double *bin)
 {
     double b = fmax(floor((t - t0) / width), *bin);
     *bin = b + 1;
-    return b + 1 >= (double)max || kept + 1 >= max ? INFINITY : t0 + (b + 1) * width;
+    return b + 1 >= (double)max ? INFINITY : t0 + (b + 1) * width;
 }
 
 /* Column C's points within [FROM, TO]: the first, and how many into *N;
@@ -102,13 +103,10 @@ static double bin_end(double t, double t0, double width, size_t max, size_t kept
 static int series_window(const tb_column *c, double from, double to, const tb_column *ambient,
                          size_t *first, size_t *n, char *err, size_t errlen)
 {
-    size_t last = c->n;
-    *first = 0;
-    while (*first < c->n && c->t[*first] < from)
-        (*first)++;
-    while (last > *first && c->t[last - 1] > to)
-        last--;
-    *n = last - *first;
+    /* (a NaN FROM cuts nothing off, a NaN TO nothing either) */
+    *first = run_times_before(c->t, c->n, from, 0);
+    size_t last = isnan(to) ? c->n : run_times_before(c->t, c->n, to, 1);
+    *n = last > *first ? last - *first : 0;
     if (c->n == 0) {
         if (c->n_missing > 0)
             snprintf(err, errlen, "column %s has no values: all %zu are missing (nan)",
@@ -184,7 +182,7 @@ int tb_series_extract_bins(const tb_column *c, double from, double to, const tb_
     size_t kept = 0, i = 0;
     double bin = 0;
     while (i < m) {
-        double end = bin_end(ct[i], t0, width, max, kept, &bin);
+        double end = bin_end(ct[i], t0, width, max, &bin);
         double st = ct[i], sy = series_value(c, first + i, ambient, offset);
         size_t k = 1;
         for (i++; i < m && ct[i] < end; i++, k++) {
@@ -209,7 +207,7 @@ size_t tb_series_bin(double *t, double *y, size_t n, size_t max)
     size_t kept = 0, i = 0;
     double bin = 0;
     while (i < n) {
-        double end = bin_end(t[i], t0, width, max, kept, &bin);
+        double end = bin_end(t[i], t0, width, max, &bin);
         double st = t[i], sy = y[i];
         size_t m = 1;
         for (i++; i < n && t[i] < end; i++, m++) {

@@ -62,10 +62,10 @@ double tb_stop_half_width(const tb_fit *fit, size_t i)
 }
 
 /* A look's fit of series I has its whole interval within ±tolerance, at
- * the looks' level, and no flag but those of ALLOWED. */
-static int stop_within(const tb_stop_rule *r, const tb_fit *fit, size_t i, unsigned allowed)
+ * the looks' level, and no flag. */
+static int stop_within(const tb_stop_rule *r, const tb_fit *fit, size_t i)
 {
-    return fit && i < fit->nseries && (fit->flags & ~allowed) == 0 &&
+    return fit && i < fit->nseries && fit->flags == 0 &&
            fabs(fit->level - tb_stop_rule_level(r)) < 1e-12 &&
            tb_stop_half_width(fit, i) <= r->tolerance;
 }
@@ -77,7 +77,7 @@ enum tb_stop_verdict tb_stop_rule_judge(const tb_stop_rule *r, size_t k,
      * one (extrapolated, degenerate, lack of fit, no interval...).  Not
      * even on one that extrapolates by less than the tolerance: a mode
      * slower than the run hides just so (bench/stopping). */
-    if (stop_within(r, fit, i, 0))
+    if (stop_within(r, fit, i))
         return TB_STOP_KNOWN;
     return k + 1 >= r->looks ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
 }
@@ -111,7 +111,7 @@ enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t
         agree = a->value >= b->lo && a->value <= b->hi && b->value >= a->lo &&
                 b->value <= a->hi;
     }
-    s->has_before = stop_within(r, fit, i, 0);
+    s->has_before = v == TB_STOP_KNOWN;
     if (s->has_before)
         s->before = fit->series[i].t_inf;
     if (agree) {
@@ -119,9 +119,7 @@ enum tb_stop_verdict tb_stop_rule_look(const tb_stop_rule *r, size_t k, double t
         s->known_look = k + 1;
         return TB_STOP_KNOWN;
     }
-    if (v == TB_STOP_KNOWN)
-        return k + 1 >= r->looks ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
-    return v;
+    return k + 1 >= r->looks ? TB_STOP_NOT_KNOWN : TB_STOP_GO_ON;
 }
 
 double tb_stop_time_needed(const tb_fit *fit, size_t i, double tolerance)
