@@ -265,6 +265,22 @@ int tb_cli_idle_power(const char *arg, double *w, char *err, size_t errlen)
     return -1;
 }
 
+int tb_cli_tolerance(const char *arg, double *x, char *err, size_t errlen)
+{
+    if (tb_cli_number(arg, x) == 0 && *x > 0)
+        return 0;
+    snprintf(err, errlen, "--tolerance wants a positive number of °C, not '%s'", arg);
+    return -1;
+}
+
+int tb_cli_step(const char *arg, double *x, char *err, size_t errlen)
+{
+    if (tb_parse_duration(arg, x) == 0 && *x > 0)
+        return 0;
+    snprintf(err, errlen, "--step wants a positive time, not '%s'", arg);
+    return -1;
+}
+
 int tb_model_check(const struct tb_model_settings *m, char *err, size_t errlen)
 {
     if (!isnan(m->from) && m->from >= m->to)

@@ -86,6 +86,11 @@ int tb_cli_power_option(const char *arg, const char **column, double *step,
  * or -1 with a message in ERR. */
 int tb_cli_idle_power(const char *arg, double *w, char *err, size_t errlen);
 
+/* --run-length's --tolerance DEG (a positive number of °C) and --step
+ * TIME (a positive time): 0 with *X, or -1 with a message in ERR. */
+int tb_cli_tolerance(const char *arg, double *x, char *err, size_t errlen);
+int tb_cli_step(const char *arg, double *x, char *err, size_t errlen);
+
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 

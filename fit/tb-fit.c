@@ -256,156 +256,188 @@ static int check_follow(int argc, char **argv, struct settings *s)
     return -1;
 }
 
-static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
+/* --power and what it derives: R_th, Zth, networks, trips, a DT zone. */
+static int power_option(int c, const char *arg, struct settings *s)
 {
     char err[TB_ERRMAX];
-    int c, rc;
-    double x;
-
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:a:c:f:j:o:hV", options, NULL)) != -1) {
-        if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
-            if (rc < 0) {
-                return usage_error("%s", err);
-            }
-            continue;
-        }
-        switch (c) {
-        case 'c':
-            if (tb_cli_push(&s->columns, &s->ncolumns, optarg) < 0)
-                return usage_error("%s", "out of memory");
-            break;
-        case OPT_WORK:
-            if (tb_cli_push(&s->work, &s->nwork, optarg) < 0)
-                return usage_error("%s", "out of memory");
-            break;
-        case OPT_SHARED_TAU: s->shared_tau = 1; break;
-        case OPT_POWER:
-            if (tb_cli_power_option(optarg, &s->power, &s->power_step, err, sizeof err) < 0)
-                return usage_error("%s", err);
-            break;
-        case OPT_IDLE_POWER:
-            if (tb_cli_idle_power(optarg, &s->idle_power, err, sizeof err) < 0)
-                return usage_error("%s", err);
-            break;
-        case OPT_AT_POWER:
-            if (tb_cli_quantity_or_number(optarg, "W", &s->at_power) < 0 || !(s->at_power > 0))
-                return usage_error("--at-power wants a positive power, such as 4W, not '%s'", optarg);
-            break;
-        case OPT_TRIP:
-            s->trip_zone = strcmp(optarg, "zone") == 0;
-            s->trip = NAN;
-            if (!s->trip_zone && tb_cli_quantity_or_number(optarg, "C", &s->trip) < 0)
-                return usage_error("--trip wants a temperature, such as 85C, or zone, not '%s'", optarg);
-            break;
-        case OPT_MAX_AMBIENT:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->max_ambient) < 0)
-                return usage_error("--max-ambient wants a temperature, such as 45C, not '%s'", optarg);
-            break;
-        case OPT_SWITCH_ON:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->switch_on) < 0)
-                return usage_error("--switch-on wants a temperature, such as 65C, not '%s'", optarg);
-            break;
-        case OPT_ZTH: s->zth = optarg; break;
-        case OPT_NETWORK: s->network = optarg; break;
-        case OPT_SPECTRUM: s->spectrum = optarg; break;
-        case OPT_DTS: s->dts = optarg; break;
-        case OPT_COOLING:
-            s->cooling = 1;
-            if (optarg && (tb_parse_duration(optarg, &s->load_end) < 0 || !(s->load_end > 0)))
-                return usage_error("--cooling wants the load's end as a positive time, not '%s'", optarg);
-            break;
-        case OPT_CI:
-            if (strcmp(optarg, "hac") == 0) {
-                s->m.fit.ci = TB_CI_HAC;
-            } else if (strcmp(optarg, "covariance") == 0) {
-                s->m.fit.ci = TB_CI_PLAIN;
-            } else if (strcmp(optarg, "bootstrap") == 0) {
-                s->m.fit.ci = TB_CI_BOOTSTRAP;
-                s->m.fit.bootstrap = 200;
-            } else if (strncmp(optarg, "bootstrap=", 10) == 0 &&
-                       tb_cli_number(optarg + 10, &x) == 0 && x == floor(x) &&
-                       x >= 20 && x <= 100000) {
-                s->m.fit.ci = TB_CI_BOOTSTRAP;
-                s->m.fit.bootstrap = (int)x;
-            } else {
-                return usage_error("--ci wants hac, covariance, bootstrap or bootstrap=N "
-                                   "(N from 20 to 100000), not '%s'", optarg);
-            }
-            break;
-        case OPT_SEED:
-            if (tb_cli_number(optarg, &x) < 0 || x < 0 || x != floor(x))
-                return usage_error("--seed wants a whole number, not '%s'", optarg);
-            s->m.fit.seed = (unsigned long)x;
-            break;
-        case OPT_STRICT: s->strict = 1; break;
-        case OPT_RUN_LENGTH: s->run_length = 1; break;
-        case OPT_TOLERANCE:
-            if (tb_cli_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
-                return usage_error("--tolerance wants a positive number of °C, not '%s'", optarg);
-            break;
-        case OPT_STEP:
-            if (tb_parse_duration(optarg, &s->step) < 0 || !(s->step > 0))
-                return usage_error("--step wants a positive time, not '%s'", optarg);
-            break;
-        case OPT_FOLLOW: s->follow.path = optarg; break;
-        case 'o': s->follow.keep = optarg; break;
-        case OPT_EVERY:
-            if (tb_parse_duration(optarg, &s->follow.every) < 0 || !(s->follow.every > 0))
-                return usage_error("--every wants a positive time, such as 30s, not '%s'", optarg);
-            break;
-        case OPT_UNTIL:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->follow.until) < 0 ||
-                !(s->follow.until > 0))
-                return usage_error("--until wants a positive tolerance in °C, such as 0.5, "
-                                   "not '%s'", optarg);
-            break;
-        case OPT_MAX:
-            if (tb_parse_duration(optarg, &s->follow.max) < 0 || !(s->follow.max >= 120) ||
-                !isfinite(s->follow.max))
-                return usage_error("--max wants a time of at least 2min, not '%s'", optarg);
-            break;
-        case 'f':
-            s->ci = tb_ci_format_named(optarg);
-            if (strcmp(optarg, "text") == 0 || s->ci != TB_CI_NONE)
-                s->format = TB_FORMAT_TEXT;   /* (the CI formats: written at the end) */
-            else if (strcmp(optarg, "csv") == 0)
-                s->format = TB_FORMAT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                s->format = TB_FORMAT_JSON;
-            else
-                return usage_error("--format wants text, csv, json, junit, tap, kcidb, lava or "
-                                   "squad, not '%s'", optarg);
-            break;
-        case OPT_MAX_POINTS:
-            /* fewer than a few hundred means would blur a heat sink's τ */
-            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 100 || x > 1e9)
-                return usage_error("--max-points wants a whole number from 100 up, not '%s'",
-                                   optarg);
-            s->max_points = (size_t)x;
-            break;
-        case OPT_LIMIT:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->limit) < 0 || !isfinite(s->limit))
-                return usage_error("--limit wants a temperature, such as 85C, not '%s'", optarg);
-            break;
-        case 'j':
-            if (tb_cli_jobs(optarg, &s->jobs, err, sizeof err) < 0)
-                return usage_error("%s", err);
-            break;
-        case 'h':
-            fputs(usage_text, stdout);
-            exit(TB_EXIT_OK);
-        case 'V':
-            puts("tb-fit (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            exit(TB_EXIT_OK);
-        case ':':
-            return usage_error("option '%s' needs an argument", argv[optind - 1]);
-        default:
-            return tb_cli_unknown_option("tb-fit", argv[optind - 1], options);
-        }
+    switch (c) {
+    case OPT_POWER:
+        if (tb_cli_power_option(arg, &s->power, &s->power_step, err, sizeof err) < 0)
+            return usage_error("%s", err);
+        break;
+    case OPT_IDLE_POWER:
+        if (tb_cli_idle_power(arg, &s->idle_power, err, sizeof err) < 0)
+            return usage_error("%s", err);
+        break;
+    case OPT_AT_POWER:
+        if (tb_cli_quantity_or_number(arg, "W", &s->at_power) < 0 || !(s->at_power > 0))
+            return usage_error("--at-power wants a positive power, such as 4W, not '%s'", arg);
+        break;
+    case OPT_TRIP:
+        s->trip_zone = strcmp(arg, "zone") == 0;
+        s->trip = NAN;
+        if (!s->trip_zone && tb_cli_quantity_or_number(arg, "C", &s->trip) < 0)
+            return usage_error("--trip wants a temperature, such as 85C, or zone, not '%s'", arg);
+        break;
+    case OPT_MAX_AMBIENT:
+        if (tb_cli_quantity_or_number(arg, "C", &s->max_ambient) < 0)
+            return usage_error("--max-ambient wants a temperature, such as 45C, not '%s'", arg);
+        break;
+    case OPT_SWITCH_ON:
+        if (tb_cli_quantity_or_number(arg, "C", &s->switch_on) < 0)
+            return usage_error("--switch-on wants a temperature, such as 65C, not '%s'", arg);
+        break;
+    case OPT_ZTH: s->zth = arg; break;
+    case OPT_NETWORK: s->network = arg; break;
+    case OPT_SPECTRUM: s->spectrum = arg; break;
+    case OPT_DTS: s->dts = arg; break;
     }
-    if (s->follow.path)
-        return check_follow(argc, argv, s);
+    return -1;
+}
+
+/* --follow and what goes with it. */
+static int follow_option(int c, const char *arg, struct settings *s)
+{
+    switch (c) {
+    case OPT_FOLLOW: s->follow.path = arg; break;
+    case 'o': s->follow.keep = arg; break;
+    case OPT_EVERY:
+        if (tb_parse_duration(arg, &s->follow.every) < 0 || !(s->follow.every > 0))
+            return usage_error("--every wants a positive time, such as 30s, not '%s'", arg);
+        break;
+    case OPT_UNTIL:
+        if (tb_cli_quantity_or_number(arg, "C", &s->follow.until) < 0 || !(s->follow.until > 0))
+            return usage_error("--until wants a positive tolerance in °C, such as 0.5, "
+                               "not '%s'", arg);
+        break;
+    case OPT_MAX:
+        if (tb_parse_duration(arg, &s->follow.max) < 0 || !(s->follow.max >= 120) ||
+            !isfinite(s->follow.max))
+            return usage_error("--max wants a time of at least 2min, not '%s'", arg);
+        break;
+    }
+    return -1;
+}
+
+/* --ci: hac, covariance, bootstrap or bootstrap=N. */
+static int ci_option(const char *arg, struct settings *s)
+{
+    double x;
+    if (strcmp(arg, "hac") == 0) {
+        s->m.fit.ci = TB_CI_HAC;
+    } else if (strcmp(arg, "covariance") == 0) {
+        s->m.fit.ci = TB_CI_PLAIN;
+    } else if (strcmp(arg, "bootstrap") == 0) {
+        s->m.fit.ci = TB_CI_BOOTSTRAP;
+        s->m.fit.bootstrap = 200;
+    } else if (strncmp(arg, "bootstrap=", 10) == 0 && tb_cli_number(arg + 10, &x) == 0 &&
+               x == floor(x) && x >= 20 && x <= 100000) {
+        s->m.fit.ci = TB_CI_BOOTSTRAP;
+        s->m.fit.bootstrap = (int)x;
+    } else {
+        return usage_error("--ci wants hac, covariance, bootstrap or bootstrap=N "
+                           "(N from 20 to 100000), not '%s'", arg);
+    }
+    return -1;
+}
+
+/* -f: a report format, or a CI format written at the end. */
+static int format_option(const char *arg, struct settings *s)
+{
+    s->ci = tb_ci_format_named(arg);
+    if (strcmp(arg, "text") == 0 || s->ci != TB_CI_NONE)
+        s->format = TB_FORMAT_TEXT;
+    else if (strcmp(arg, "csv") == 0)
+        s->format = TB_FORMAT_CSV;
+    else if (strcmp(arg, "json") == 0)
+        s->format = TB_FORMAT_JSON;
+    else
+        return usage_error("--format wants text, csv, json, junit, tap, kcidb, lava or "
+                           "squad, not '%s'", arg);
+    return -1;
+}
+
+#define NOT_AN_OPTION (-2)   /* fit_option(): not one of tb-fit's */
+
+/* The fit's own options: columns, --work, intervals, run length, limits.
+ * -1 when taken, NOT_AN_OPTION, or the exit status of a usage error. */
+static int fit_option(int c, const char *arg, struct settings *s)
+{
+    char err[TB_ERRMAX];
+    double x;
+    switch (c) {
+    case 'c':
+    case OPT_WORK:
+        if ((c == 'c' ? tb_cli_push(&s->columns, &s->ncolumns, arg)
+                      : tb_cli_push(&s->work, &s->nwork, arg)) < 0)
+            return usage_error("%s", "out of memory");
+        break;
+    case OPT_SHARED_TAU: s->shared_tau = 1; break;
+    case OPT_COOLING:
+        s->cooling = 1;
+        if (arg && (tb_parse_duration(arg, &s->load_end) < 0 || !(s->load_end > 0)))
+            return usage_error("--cooling wants the load's end as a positive time, not '%s'", arg);
+        break;
+    case OPT_CI: return ci_option(arg, s);
+    case OPT_SEED:
+        if (tb_cli_number(arg, &x) < 0 || x < 0 || x != floor(x))
+            return usage_error("--seed wants a whole number, not '%s'", arg);
+        s->m.fit.seed = (unsigned long)x;
+        break;
+    case OPT_STRICT: s->strict = 1; break;
+    case OPT_RUN_LENGTH: s->run_length = 1; break;
+    case OPT_TOLERANCE:
+    case OPT_STEP:
+        if ((c == OPT_STEP ? tb_cli_step(arg, &s->step, err, sizeof err)
+                           : tb_cli_tolerance(arg, &s->tolerance, err, sizeof err)) < 0)
+            return usage_error("%s", err);
+        break;
+    case OPT_MAX_POINTS:
+        /* fewer than a few hundred means would blur a heat sink's τ */
+        if (tb_cli_number(arg, &x) < 0 || x != floor(x) || x < 100 || x > 1e9)
+            return usage_error("--max-points wants a whole number from 100 up, not '%s'", arg);
+        s->max_points = (size_t)x;
+        break;
+    case OPT_LIMIT:
+        if (tb_cli_quantity_or_number(arg, "C", &s->limit) < 0 || !isfinite(s->limit))
+            return usage_error("--limit wants a temperature, such as 85C, not '%s'", arg);
+        break;
+    case 'f': return format_option(arg, s);
+    case 'j':
+        if (tb_cli_jobs(arg, &s->jobs, err, sizeof err) < 0)
+            return usage_error("%s", err);
+        break;
+    default:
+        return NOT_AN_OPTION;
+    }
+    return -1;
+}
+
+/* --power's derived options: each needs what it derives from. */
+static int check_power(const struct settings *s)
+{
+    int power = s->power || !isnan(s->power_step);
+    int trip = !isnan(s->trip) || s->trip_zone;
+    if (!power && (s->zth || s->network || s->spectrum || !isnan(s->idle_power) || trip))
+        return usage_error("%s", "--zth, --network, --spectrum, --idle-power and --trip need --power");
+    if (!trip && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
+        return usage_error("%s", "--max-ambient, --at-power and --switch-on need --trip");
+    if (trip && s->m.ambient && isnan(s->max_ambient))
+        return usage_error("%s", "--trip with --ambient needs --max-ambient: the worst ambient");
+    if (!isnan(s->max_ambient) && !s->m.ambient)
+        return usage_error("%s", "--max-ambient needs the run's own ambient: --ambient COLUMN|TEMP");
+    if (!isnan(s->switch_on) && !isnan(s->trip) && !(s->switch_on < s->trip))
+        return usage_error("%s", "--switch-on must be below --trip");
+    if (s->dts && !(s->trip_zone || (!isnan(s->trip) && !isnan(s->switch_on))))
+        return usage_error("%s", "--dts writes the power allocator's two trips: it needs --trip "
+                           "and --switch-on (or --trip zone)");
+    return -1;
+}
+
+/* A recorded run's options, once all are read: what goes together. */
+static int check_fixed(int argc, struct settings *s)
+{
+    char err[TB_ERRMAX];
     if (s->follow.keep || !isnan(s->follow.until) || !isnan(s->follow.every) ||
         !isnan(s->follow.max))
         return usage_error("%s", "-o, --every, --until and --max go with --follow");
@@ -421,26 +453,52 @@ static int parse_options(int argc, char **argv, struct settings *s, const struct
                            "which makes T∞ a rise");
     if (s->run_length && s->shared_tau)
         return usage_error("%s", "--run-length works on one column at a time, not with --shared-tau");
-    int power = s->power || !isnan(s->power_step);
-    int trip = !isnan(s->trip) || s->trip_zone;
-    if (!power && (s->zth || s->network || s->spectrum || !isnan(s->idle_power) || trip))
-        return usage_error("%s", "--zth, --network, --spectrum, --idle-power and --trip need --power");
-    if (power && s->run_length)
+    if ((s->power || !isnan(s->power_step)) && s->run_length)
         return usage_error("%s", "--power and --run-length: one of them");
     if (s->cooling && s->run_length)
         return usage_error("%s", "--cooling and --run-length: one of them");
-    if (!trip && (!isnan(s->max_ambient) || !isnan(s->at_power) || !isnan(s->switch_on)))
-        return usage_error("%s", "--max-ambient, --at-power and --switch-on need --trip");
-    if (trip && s->m.ambient && isnan(s->max_ambient))
-        return usage_error("%s", "--trip with --ambient needs --max-ambient: the worst ambient");
-    if (!isnan(s->max_ambient) && !s->m.ambient)
-        return usage_error("%s", "--max-ambient needs the run's own ambient: --ambient COLUMN|TEMP");
-    if (!isnan(s->switch_on) && !isnan(s->trip) && !(s->switch_on < s->trip))
-        return usage_error("%s", "--switch-on must be below --trip");
-    if (s->dts && !(s->trip_zone || (!isnan(s->trip) && !isnan(s->switch_on))))
-        return usage_error("%s", "--dts writes the power allocator's two trips: it needs --trip "
-                           "and --switch-on (or --trip zone)");
-    return -1;
+    return check_power(s);
+}
+
+static int parse_options(int argc, char **argv, struct settings *s, const struct option *options)
+{
+    char err[TB_ERRMAX];
+    int c, rc;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:a:c:f:j:o:hV", options, NULL)) != -1) {
+        if ((rc = tb_model_option(c, optarg, &s->m, err, sizeof err)) != 0) {
+            if (rc < 0)
+                return usage_error("%s", err);
+            continue;
+        }
+        switch (c) {
+        case OPT_POWER: case OPT_IDLE_POWER: case OPT_AT_POWER: case OPT_TRIP:
+        case OPT_MAX_AMBIENT: case OPT_SWITCH_ON: case OPT_ZTH: case OPT_NETWORK:
+        case OPT_SPECTRUM: case OPT_DTS:
+            rc = power_option(c, optarg, s);
+            break;
+        case OPT_FOLLOW: case 'o': case OPT_EVERY: case OPT_UNTIL: case OPT_MAX:
+            rc = follow_option(c, optarg, s);
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(TB_EXIT_OK);
+        case 'V':
+            puts("tb-fit (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            exit(TB_EXIT_OK);
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default:
+            rc = fit_option(c, optarg, s);
+            break;
+        }
+        if (rc == NOT_AN_OPTION)
+            return tb_cli_unknown_option("tb-fit", argv[optind - 1], options);
+        if (rc >= 0)
+            return rc;
+    }
+    return s->follow.path ? check_follow(argc, argv, s) : check_fixed(argc, s);
 }
 
 /* The tool's options and the model options, for parse_options(). */
@@ -789,6 +847,113 @@ static void work_on_job(void *ctx, size_t i)
     run_job(w->s, &w->jobs[i]);
 }
 
+static void settings_free(struct settings *s)
+{
+    free(s->columns);
+    free(s->work);
+    tb_model_settings_free(&s->m);
+}
+
+/* The header a report format needs before its first item. */
+static void print_header(const struct settings *s)
+{
+    if (s->format == TB_FORMAT_CSV) {
+        if (s->run_length)
+            tb_report_run_length_csv_header(stdout);
+        else
+            tb_results_write_header(stdout, s->m.auto_order ? TB_FIT_MAX_ORDER : s->m.fit.order);
+    } else if (s->format == TB_FORMAT_JSON) {
+        fputs("[\n", stdout);
+    }
+}
+
+/* JOB's report to standard output, its messages to standard error, its
+ * rows to the side files (SIDE_ROWS counts the jobs that wrote each). */
+static void print_job(const struct settings *s, struct job *job, struct tb_output_file *side,
+                      size_t *side_rows, int *any_item)
+{
+    if (job->outlen > 0) {
+        /* JSON objects after the first need a comma, which only the
+         * printing order knows. */
+        const char *text = job->out;
+        if (s->format == TB_FORMAT_JSON && !*any_item)
+            text += 1;   /* drop the comma of ",\n {" */
+        if (s->format == TB_FORMAT_JSON && !*any_item && text[0] == '\n')
+            text += 1;
+        fputs(text, stdout);
+        *any_item = 1;
+    }
+    fflush(stdout);
+    if (job->msglen > 0)
+        fputs(job->msg, stderr);
+    for (int k = 0; k < NSIDES; k++) {
+        if (side[k].f && job->sidelen[k] > 0) {
+            fwrite(job->side[k], 1, job->sidelen[k], side[k].f);
+            side_rows[k]++;
+        }
+        free(job->side[k]);
+    }
+    free(job->out);
+    free(job->msg);
+}
+
+/* Print each job's report as soon as it and all before it are done; on
+ * a terminal, a progress line between them.  The worst exit status. */
+static int print_reports(const struct settings *s, struct job *jobs, size_t njobs,
+                         struct tb_work_pool *pool, struct tb_output_file *side)
+{
+    int status = TB_EXIT_OK, any_item = 0, ci_failed = 0;
+    size_t side_rows[NSIDES] = {0};
+    tb_ci_list tests = {0};   /* with a CI format: every job's, in order */
+    struct tb_progress progress;
+
+    print_header(s);
+    tb_progress_start(&progress, "tb-fit", "runs", njobs);
+    for (size_t i = 0; i < njobs; i++) {
+        tb_work_pool_wait(pool, i);
+        tb_progress_clear(&progress);
+        print_job(s, &jobs[i], side, side_rows, &any_item);
+        status = worst_status(status, jobs[i].status);
+        status = worst_status(status, take_tests(&tests, &jobs[i].ci, &ci_failed));
+        tb_progress_show(&progress, i + 1);
+    }
+    tb_progress_clear(&progress);
+    tb_work_pool_finish(pool);
+    if (s->format == TB_FORMAT_JSON)
+        fputs(any_item ? "\n]\n" : "]\n", stdout);
+    if (s->ci != TB_CI_NONE && !ci_failed)
+        tb_ci_write(stdout, s->ci, "tb-fit", NULL, &tests);
+    tb_ci_list_free(&tests);
+    return worst_status(status, commit_sides(side, side_rows));
+}
+
+/* The recorded runs PATHS, a job each (one for --shared-tau), fitted -j
+ * at a time.  The worst exit status. */
+static int fit_runs(const struct settings *s, const struct tb_paths *paths)
+{
+    struct tb_output_file side[NSIDES] = {{0}};
+    if (open_sides(s, side) < 0)
+        return TB_EXIT_OUTPUT;
+    size_t njobs = s->shared_tau ? 1 : paths->n;
+    struct job *jobs = calloc(njobs, sizeof *jobs);
+    struct work work = {.s = s, .jobs = jobs};
+    struct tb_work_pool pool;
+    for (size_t i = 0; jobs && i < njobs; i++) {
+        jobs[i].paths = (const char **)(s->shared_tau ? paths->v : &paths->v[i]);
+        jobs[i].npaths = s->shared_tau ? paths->n : 1;
+    }
+    /* The jobs write their reports to memory: the header can follow. */
+    if (!jobs || tb_work_pool_start(&pool, njobs, s->jobs, work_on_job, &work) < 0) {
+        fputs("tb-fit: out of memory\n", stderr);
+        abort_sides(side);
+        free(jobs);
+        return TB_EXIT_OUTPUT;
+    }
+    int status = print_reports(s, jobs, njobs, &pool, side);
+    free(jobs);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = {.tolerance = 0.5, .step = 60, .format = TB_FORMAT_TEXT, .jobs = 1,
@@ -800,9 +965,7 @@ int main(int argc, char **argv)
     int status = parse_arguments(argc, argv, &s);
 
     if (status >= 0) {
-        free(s.columns);
-        free(s.work);
-        tb_model_settings_free(&s.m);
+        settings_free(&s);
         return status;
     }
     tb_work_pool_blas_single();   /* a followed run's fits too */
@@ -810,117 +973,20 @@ int main(int argc, char **argv)
         tb_analysis_options o = analysis_options(&s);
         o.jobs = s.jobs;   /* one run: its columns fitted -j at a time */
         status = follow_run(&s.follow, &o, report_analysis, &s);
-        free(s.columns);
-        free(s.work);
-        tb_model_settings_free(&s.m);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            perror("tb-fit: write error");
-            return TB_EXIT_OUTPUT;
-        }
-        return status;
-    }
-    status = TB_EXIT_OK;
-    for (int i = optind; i < argc; i++)
-        if (tb_paths_add(&paths, argv[i], "tb-fit") < 0)
+    } else {
+        status = TB_EXIT_OK;
+        for (int i = optind; i < argc; i++)
+            if (tb_paths_add(&paths, argv[i], "tb-fit") < 0)
+                status = TB_EXIT_INPUT;
+        if (paths.n == 0) {
+            fprintf(stderr, "tb-fit: no run found in the inputs given\n");
             status = TB_EXIT_INPUT;
-    if (paths.n == 0) {
-        fprintf(stderr, "tb-fit: no run found in the inputs given\n");
-        return TB_EXIT_INPUT;
-    }
-
-    struct tb_output_file side[NSIDES] = {{0}};
-    if (open_sides(&s, side) < 0) {
-        tb_paths_free(&paths);
-        free(s.columns);
-        free(s.work);
-        tb_model_settings_free(&s.m);
-        return TB_EXIT_OUTPUT;
-    }
-    size_t njobs = s.shared_tau ? 1 : paths.n;
-    struct job *jobs = calloc(njobs, sizeof *jobs);
-    if (!jobs) {
-        fputs("tb-fit: out of memory\n", stderr);
-        abort_sides(side);
-        return TB_EXIT_OUTPUT;
-    }
-    for (size_t i = 0; i < njobs; i++) {
-        jobs[i].paths = (const char **)(s.shared_tau ? paths.v : &paths.v[i]);
-        jobs[i].npaths = s.shared_tau ? paths.n : 1;
-    }
-
-    /* The jobs write their reports to memory: the header can follow. */
-    struct work work = {.s = &s, .jobs = jobs};
-    struct tb_work_pool pool;
-    if (tb_work_pool_start(&pool, njobs, s.jobs, work_on_job, &work) < 0) {
-        fputs("tb-fit: out of memory\n", stderr);
-        abort_sides(side);
-        free(jobs);
-        tb_paths_free(&paths);
-        free(s.columns);
-        free(s.work);
-        tb_model_settings_free(&s.m);
-        return TB_EXIT_OUTPUT;
-    }
-    if (s.format == TB_FORMAT_CSV) {
-        if (s.run_length)
-            tb_report_run_length_csv_header(stdout);
-        else
-            tb_results_write_header(stdout, s.m.auto_order ? TB_FIT_MAX_ORDER : s.m.fit.order);
-    } else if (s.format == TB_FORMAT_JSON) {
-        fputs("[\n", stdout);
-    }
-
-    /* Print each job's report as soon as it and all before it are done;
-     * on a terminal, a progress line between them. */
-    int any_item = 0, ci_failed = 0;
-    size_t side_rows[NSIDES] = {0};   /* jobs that wrote into each side file */
-    tb_ci_list tests = {0};           /* with a CI format: every job's, in order */
-    struct tb_progress progress;
-    tb_progress_start(&progress, "tb-fit", "runs", njobs);
-    for (size_t i = 0; i < njobs; i++) {
-        tb_work_pool_wait(&pool, i);
-        tb_progress_clear(&progress);
-        if (jobs[i].outlen > 0) {
-            /* JSON objects after the first need a comma, which only the
-             * printing order knows. */
-            const char *text = jobs[i].out;
-            if (s.format == TB_FORMAT_JSON && !any_item)
-                text += 1;   /* drop the comma of ",\n {" */
-            if (s.format == TB_FORMAT_JSON && !any_item && text[0] == '\n')
-                text += 1;
-            fputs(text, stdout);
-            any_item = 1;
+        } else {
+            status = worst_status(status, fit_runs(&s, &paths));
         }
-        fflush(stdout);
-        if (jobs[i].msglen > 0)
-            fputs(jobs[i].msg, stderr);
-        status = worst_status(status, jobs[i].status);
-        status = worst_status(status, take_tests(&tests, &jobs[i].ci, &ci_failed));
-        for (int k = 0; k < NSIDES; k++) {
-            if (side[k].f && jobs[i].sidelen[k] > 0) {
-                fwrite(jobs[i].side[k], 1, jobs[i].sidelen[k], side[k].f);
-                side_rows[k]++;
-            }
-            free(jobs[i].side[k]);
-        }
-        free(jobs[i].out);
-        free(jobs[i].msg);
-        tb_progress_show(&progress, i + 1);
+        tb_paths_free(&paths);
     }
-    tb_progress_clear(&progress);
-    tb_work_pool_finish(&pool);
-    if (s.format == TB_FORMAT_JSON)
-        fputs(any_item ? "\n]\n" : "]\n", stdout);
-    if (s.ci != TB_CI_NONE && !ci_failed)
-        tb_ci_write(stdout, s.ci, "tb-fit", NULL, &tests);
-    tb_ci_list_free(&tests);
-
-    free(jobs);
-    tb_paths_free(&paths);
-    free(s.columns);
-    free(s.work);
-    tb_model_settings_free(&s.m);
-    status = worst_status(status, commit_sides(side, side_rows));
+    settings_free(&s);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tb-fit: write error");
         return TB_EXIT_OUTPUT;

@@ -211,12 +211,10 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             break;
         case OPT_OVERLAY: s->overlay = 1; break;
         case OPT_TOLERANCE:
-            if (tb_cli_number(optarg, &s->tolerance) < 0 || !(s->tolerance > 0))
-                return usage_error("--tolerance wants a positive number of °C, not '%s'", optarg);
-            break;
         case OPT_STEP:
-            if (tb_parse_duration(optarg, &s->step) < 0 || !(s->step > 0))
-                return usage_error("--step wants a positive time, not '%s'", optarg);
+            if ((c == OPT_STEP ? tb_cli_step(optarg, &s->step, err, sizeof err)
+                               : tb_cli_tolerance(optarg, &s->tolerance, err, sizeof err)) < 0)
+                return usage_error("%s", err);
             break;
         case OPT_GROUP_BY:
         {
