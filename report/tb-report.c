@@ -1026,150 +1026,194 @@ static int make_dir(const char *path)
     return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+/* The report's folder, its figures', and a private one for the tools.
+ * -1, or TB_EXIT_OUTPUT (said). */
+static int make_folders(struct report *r)
 {
-    struct settings s = {.tolerance = 0.5, .max_figures = 12, .jobs = 1};
-    struct report r = {.s = &s, .cmp_fig = SIZE_MAX, .tradeoff_fig = SIZE_MAX};
-    struct tb_paths paths = {0};
+    const char *dir = r->s->dir, *tmpdir = getenv("TMPDIR");
+    snprintf(r->figdir, sizeof r->figdir, "%s/figures", dir);
+    snprintf(r->tmp, sizeof r->tmp, "%s/tb-report.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (make_dir(dir) < 0 || make_dir(r->figdir) < 0 || !mkdtemp(r->tmp)) {
+        fprintf(stderr, "tb-report: %s: %s\n", make_dir(dir) < 0 ? dir : r->tmp, strerror(errno));
+        r->tmp[0] = '\0';
+        return TB_EXIT_OUTPUT;
+    }
+    snprintf(r->errs, sizeof r->errs, "%s/messages", r->tmp);
+    return -1;
+}
+
+/* The fits and run lengths of PATHS, as tb-fit makes them.  -1, or the
+ * exit status (said). */
+static int analyse_runs(struct report *r, const struct tb_paths *paths)
+{
+    const struct settings *s = r->s;
     char err[TB_ERRMAX];
-    tb_model_settings_init(&s.m);
-    struct option *options = tb_cli_options(own_options);
-    int status = options ? parse_arguments(argc, argv, &s, options) : TB_EXIT_OUTPUT;
-    free(options);
-    if (status >= 0)
-        goto out;
-    status = TB_EXIT_OK;
-    for (int i = optind; i < argc; i++)
-        if (tb_paths_add(&paths, argv[i], "tb-report") < 0)
-            status = TB_EXIT_INPUT;
-    if (status == TB_EXIT_OK && paths.n == 0) {
-        fprintf(stderr, "tb-report: no run found in the inputs given\n");
-        status = TB_EXIT_INPUT;
-    }
-    if (status != TB_EXIT_OK)
-        goto out;
-
-    /* the folders: the report's, its figures', a private one for the tools */
-    snprintf(r.figdir, sizeof r.figdir, "%s/figures", s.dir);
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(r.tmp, sizeof r.tmp, "%s/tb-report.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (make_dir(s.dir) < 0 || make_dir(r.figdir) < 0 || !mkdtemp(r.tmp)) {
-        fprintf(stderr, "tb-report: %s: %s\n", make_dir(s.dir) < 0 ? s.dir : r.tmp, strerror(errno));
-        r.tmp[0] = '\0';
-        status = TB_EXIT_OUTPUT;
-        goto out;
-    }
-    snprintf(r.errs, sizeof r.errs, "%s/messages", r.tmp);
-
-    /* the fits and run lengths, as tb-fit makes them */
-    tb_analysis_options o = tb_model_analysis_options(&s.m);
-    o.columns = s.columns;
-    o.ncolumns = s.ncolumns;
-    o.tolerance = s.tolerance;
+    tb_analysis_options o = tb_model_analysis_options(&s->m);
+    o.columns = s->columns;
+    o.ncolumns = s->ncolumns;
+    o.tolerance = s->tolerance;
     o.run_length = 1;
-    o.jobs = s.jobs;
+    o.jobs = s->jobs;
     /* many runs take a while to fit: a progress line on a terminal */
     struct tb_progress fitting;
     tb_progress_start(&fitting, "tb-report", "columns fitted", 1000);
     o.progress = show_fitting;
     o.progress_ctx = &fitting;
-    r.a = tb_analyse_paths((const char *const *)paths.v, paths.n, &o, err, sizeof err);
+    r->a = tb_analyse_paths((const char *const *)paths->v, paths->n, &o, err, sizeof err);
     tb_progress_clear(&fitting);
-    if (!r.a) {
+    if (!r->a) {
         fprintf(stderr, "tb-report: %s\n", err);
-        status = TB_EXIT_INPUT;
-        goto out;
+        return TB_EXIT_INPUT;
     }
-    for (size_t i = 0; i < tb_analysis_nmessages(r.a); i++)
-        fprintf(stderr, "tb-report: %s\n", tb_analysis_message(r.a, i));
-    r.skip = tb_common_dir(paths.v, paths.n);
-    size_t ncols = tb_analysis_ncolumns(r.a);
-    if (ncols == 0) {
+    for (size_t i = 0; i < tb_analysis_nmessages(r->a); i++)
+        fprintf(stderr, "tb-report: %s\n", tb_analysis_message(r->a, i));
+    r->skip = tb_common_dir(paths->v, paths->n);
+    if (tb_analysis_ncolumns(r->a) == 0) {
         fprintf(stderr, "tb-report: nothing to fit in the inputs given\n");
-        status = TB_EXIT_INPUT;
-        goto out;
+        return TB_EXIT_INPUT;
     }
-    r.rows = calloc(ncols, sizeof *r.rows);
-    char results[PATH_MAX + 32];
-    snprintf(results, sizeof results, "%s/results.csv", r.tmp);
-    FILE *rf = r.rows ? fopen(results, "w") : NULL;
+    return -1;
+}
+
+/* Each analysed column as tb-fit's results, in R's rows and in the
+ * private folder's results.csv (RESULTS) for the tools.  -1, or
+ * TB_EXIT_OUTPUT (said). */
+static int write_results(struct report *r, char *results, size_t size)
+{
+    size_t ncols = tb_analysis_ncolumns(r->a);
+    r->rows = calloc(ncols, sizeof *r->rows);
+    snprintf(results, size, "%s/results.csv", r->tmp);
+    FILE *rf = r->rows ? fopen(results, "w") : NULL;
     if (!rf || tb_results_write_header(rf, TB_FIT_MAX_ORDER) < 0) {
         fprintf(stderr, "tb-report: %s: %s\n", results, strerror(errno));
         if (rf)
             fclose(rf);
-        status = TB_EXIT_OUTPUT;
-        goto out;
+        return TB_EXIT_OUTPUT;
     }
     for (size_t i = 0; i < ncols; i++) {
-        if (tb_result_from_column(tb_analysis_column(r.a, i), &r.rows[r.nrows]) < 0)
+        tb_result *row = &r->rows[r->nrows];
+        if (tb_result_from_column(tb_analysis_column(r->a, i), row) < 0)
             continue;
-        r.failed += r.rows[r.nrows].failed;
-        r.limited |= isfinite(r.rows[r.nrows].limit) || isfinite(r.rows[r.nrows].throttled_share);
-        tb_results_write(rf, &r.rows[r.nrows++], TB_FIT_MAX_ORDER);
+        r->failed += row->failed;
+        r->limited |= isfinite(row->limit) || isfinite(row->throttled_share);
+        tb_results_write(rf, row, TB_FIT_MAX_ORDER);
+        r->nrows++;
     }
     if (fclose(rf) != 0) {
-        status = TB_EXIT_OUTPUT;
-        goto out;
+        fprintf(stderr, "tb-report: %s: %s\n", results, strerror(errno));
+        return TB_EXIT_OUTPUT;
     }
+    return -1;
+}
 
-    if (s.group_by)
-        compare_groups(&r, results);
-    make_figures(&r, results);
-
-    char page[PATH_MAX + 16];
-    snprintf(page, sizeof page, "%s/index.html", s.dir);
+/* index.html, then what the tools said and a summary line.  The exit
+ * status. */
+static int write_report(struct report *r, int argc, char **argv)
+{
+    char page[PATH_MAX + 16], err[TB_ERRMAX];
+    snprintf(page, sizeof page, "%s/index.html", r->s->dir);
     struct tb_output_file out = {0};
     if (tb_output_open(&out, page, err, sizeof err) < 0) {
         fprintf(stderr, "tb-report: %s\n", err);
-        status = TB_EXIT_OUTPUT;
-        goto out;
+        return TB_EXIT_OUTPUT;
     }
-    if (write_page(out.f, &r, argc, argv) < 0 || tb_output_commit(&out, err, sizeof err) < 0) {
+    if (write_page(out.f, r, argc, argv) < 0 || tb_output_commit(&out, err, sizeof err) < 0) {
         tb_output_abort(&out);
         fprintf(stderr, "tb-report: %s: cannot write it\n", page);
-        status = TB_EXIT_OUTPUT;
-        goto out;
+        return TB_EXIT_OUTPUT;
     }
     /* the tools' own messages, said here too, each cause once */
-    char **tools = unique_messages(&r);
+    char **tools = unique_messages(r);
     for (size_t i = 0; tools && tools[i]; i++)
         fprintf(stderr, "%s\n", tools[i]);
     free_messages(tools);
-    fprintf(stderr, "tb-report: %s: %zu runs, %zu fits, %zu figures%s\n", page, tb_analysis_nruns(r.a),
-            r.nrows, r.nfigs, r.regression ? "; a regression" : r.inconclusive ? "; inconclusive" : "");
-    /* a run that could not be read is an input error, said above */
-    /* a comparison asked for and not made (a --group-by key no run has):
+    fprintf(stderr, "tb-report: %s: %zu runs, %zu fits, %zu figures%s\n", page, tb_analysis_nruns(r->a),
+            r->nrows, r->nfigs, r->regression ? "; a regression" : r->inconclusive ? "; inconclusive" : "");
+    /* a run that could not be read is an input error, said above; a
+     * comparison asked for and not made (a --group-by key no run has),
      * an input error, as tb-compare's own */
-    int compare_failed = s.group_by && !r.have_cmp;
-    status = tb_analysis_status(r.a) > TB_EXIT_FIT ? tb_analysis_status(r.a)
-             : compare_failed ? TB_EXIT_INPUT
-             : r.failed || r.regression ? TB_EXIT_FIT
-             : r.inconclusive ? TB_EXIT_INCONCLUSIVE : TB_EXIT_OK;
-out:
-    if (r.tmp[0]) {   /* the private folder and what the tools left in it */
+    int compare_failed = r->s->group_by && !r->have_cmp;
+    return tb_analysis_status(r->a) > TB_EXIT_FIT ? tb_analysis_status(r->a)
+           : compare_failed ? TB_EXIT_INPUT
+           : r->failed || r->regression ? TB_EXIT_FIT
+           : r->inconclusive ? TB_EXIT_INCONCLUSIVE : TB_EXIT_OK;
+}
+
+/* R's private folder and what the tools left in it, its figures, tables
+ * and fits. */
+static void report_free(struct report *r)
+{
+    if (r->tmp[0]) {
         char path[PATH_MAX + 32];
         const char *names[] = {"results.csv", "compare.csv", "messages"};
         for (size_t i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "%s/%s", r.tmp, names[i]);
+            snprintf(path, sizeof path, "%s/%s", r->tmp, names[i]);
             remove(path);
         }
-        rmdir(r.tmp);
+        rmdir(r->tmp);
     }
-    for (size_t i = 0; i < r.nfigs; i++) {
-        free(r.figs[i]);
-        free(r.captions[i]);
+    for (size_t i = 0; i < r->nfigs; i++) {
+        free(r->figs[i]);
+        free(r->captions[i]);
     }
-    free(r.figs);
-    free(r.captions);
-    table_free(&r.cmp);
-    tb_results_free(r.rows, r.nrows);
-    tb_analysis_free(r.a);
+    free(r->figs);
+    free(r->captions);
+    table_free(&r->cmp);
+    tb_results_free(r->rows, r->nrows);
+    tb_analysis_free(r->a);
+}
+
+static void settings_free(struct settings *s)
+{
+    for (size_t i = 0; i < s->nmodel_args; i++)
+        free((char *)s->model_args[i]);
+    free(s->model_args);
+    free(s->columns);
+    tb_model_settings_free(&s->m);
+}
+
+/* The runs of PATHS, fitted, compared, drawn and reported.  The exit
+ * status. */
+static int make_report(struct report *r, const struct tb_paths *paths, int argc, char **argv)
+{
+    char results[PATH_MAX + 32];
+    int status = make_folders(r);
+    if (status < 0)
+        status = analyse_runs(r, paths);
+    if (status < 0)
+        status = write_results(r, results, sizeof results);
+    if (status >= 0)
+        return status;
+    if (r->s->group_by)
+        compare_groups(r, results);
+    make_figures(r, results);
+    return write_report(r, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    struct settings s = {.tolerance = 0.5, .max_figures = 12, .jobs = 1};
+    struct report r = {.s = &s, .cmp_fig = SIZE_MAX, .tradeoff_fig = SIZE_MAX};
+    struct tb_paths paths = {0};
+    tb_model_settings_init(&s.m);
+    struct option *options = tb_cli_options(own_options);
+    int status = options ? parse_arguments(argc, argv, &s, options) : TB_EXIT_OUTPUT;
+    free(options);
+    if (status < 0) {
+        status = TB_EXIT_OK;
+        for (int i = optind; i < argc; i++)
+            if (tb_paths_add(&paths, argv[i], "tb-report") < 0)
+                status = TB_EXIT_INPUT;
+        if (status == TB_EXIT_OK && paths.n == 0) {
+            fprintf(stderr, "tb-report: no run found in the inputs given\n");
+            status = TB_EXIT_INPUT;
+        }
+        if (status == TB_EXIT_OK)
+            status = make_report(&r, &paths, argc, argv);
+    }
+    report_free(&r);
     tb_paths_free(&paths);
-    for (size_t i = 0; i < s.nmodel_args; i++)
-        free((char *)s.model_args[i]);
-    free(s.model_args);
-    free(s.columns);
-    tb_model_settings_free(&s.m);
+    settings_free(&s);
     if (fflush(stdout) != 0)
         status = TB_EXIT_OUTPUT;
     return status;
