@@ -239,123 +239,109 @@ static void settings_free(struct compare_settings *s)
     tb_model_settings_free(&s->m);
 }
 
-int main(int argc, char **argv)
+/* The inputs named, into PATHS.  An input named that is not there is a
+ * mistake (a typo in a nightly job), not a run to leave out: nothing is
+ * compared.  TB_EXIT_OK, or TB_EXIT_INPUT (said). */
+static int collect_paths(int argc, char **argv, struct tb_paths *paths)
 {
-    struct compare_settings s = {
-        .group_by = "dir", .threshold = 0.5, .tau_threshold = 0.10, .ops_threshold = 0.02,
-        .format = COMPARE_TEXT, .jobs = 1,
-    };
-    struct tb_paths paths = {0};
-    char err[TB_ERRMAX];
-
-    tb_model_settings_init(&s.m);
-    int status = parse_arguments(argc, argv, &s);
-    if (status >= 0) {
-        settings_free(&s);
-        return status;
-    }
-    tb_work_pool_blas_single();
-    status = TB_EXIT_OK;
-    /* An input named that is not there is a mistake (a typo in a nightly
-     * job), not a run to leave out: nothing is compared. */
+    int status = TB_EXIT_OK;
     for (int i = optind; i < argc; i++) {
         if (strcmp(argv[i], "-") != 0 && access(argv[i], R_OK) != 0) {
             fprintf(stderr, "tb-compare: %s: %s\n", argv[i], strerror(errno));
             status = TB_EXIT_INPUT;
-        } else if (tb_paths_add(&paths, argv[i], "tb-compare") < 0) {
+        } else if (tb_paths_add(paths, argv[i], "tb-compare") < 0) {
             status = TB_EXIT_INPUT;
         }
     }
-    struct stat cst;
-    if (s.cache && ((mkdir(s.cache, 0777) < 0 && errno != EEXIST) ||
-                    (stat(s.cache, &cst) == 0 && !S_ISDIR(cst.st_mode) && (errno = ENOTDIR)))) {
-        fprintf(stderr, "tb-compare: --cache %s: %s\n", s.cache, strerror(errno));
-        tb_paths_free(&paths);
-        settings_free(&s);
-        return TB_EXIT_INPUT;
-    }
+    return status;
+}
 
-    struct compare_input *in = calloc(paths.n ? paths.n : 1, sizeof *in);
-    if (!in) {
-        fputs("tb-compare: out of memory\n", stderr);
-        tb_paths_free(&paths);
-        settings_free(&s);
-        return TB_EXIT_OUTPUT;
+/* --cache DIR made if it is not there.  0, or -1 (said). */
+static int make_cache(const struct compare_settings *s)
+{
+    struct stat st;
+    if (s->cache && ((mkdir(s->cache, 0777) < 0 && errno != EEXIST) ||
+                     (stat(s->cache, &st) == 0 && !S_ISDIR(st.st_mode) && (errno = ENOTDIR)))) {
+        fprintf(stderr, "tb-compare: --cache %s: %s\n", s->cache, strerror(errno));
+        return -1;
     }
-    for (size_t i = 0; i < paths.n; i++)
-        in[i].path = paths.v[i];
-    if (compare_read_inputs(&s, in, paths.n) < 0) {
-        fputs("tb-compare: out of memory\n", stderr);
-        free(in);
-        tb_paths_free(&paths);
-        settings_free(&s);
-        return TB_EXIT_INPUT;
-    }
+    return 0;
+}
 
-    /* Messages in input order; the rows of every input in one array. */
-    size_t nrows = 0, nfailed = 0, ungrouped = 0;
-    for (size_t i = 0; i < paths.n; i++) {
+/* The inputs' messages in input order, and the rows of every input in one
+ * array (*ROWS, NULL when memory ran out); the worst status of the inputs
+ * into *STATUS. */
+static struct compare_row *gather_rows(const struct compare_settings *s, struct compare_input *in,
+                                       size_t n, size_t *nrows, size_t *nfailed, int *status)
+{
+    size_t ungrouped = 0;
+    *nrows = *nfailed = 0;
+    for (size_t i = 0; i < n; i++) {
         if (in[i].msglen)
             fputs(in[i].msg, stderr);
         /* a mistyped key fails every run alike: three said, the rest counted */
         if (in[i].group_error && ungrouped++ < 3)
             fprintf(stderr, "tb-compare: %s\n", in[i].group_error);
-        if (in[i].status > status)
-            status = in[i].status;
-        nrows += in[i].nrows;
-        nfailed += in[i].failed;
+        if (in[i].status > *status)
+            *status = in[i].status;
+        *nrows += in[i].nrows;
+        *nfailed += in[i].failed;
     }
     if (ungrouped > 3)
         fprintf(stderr, "tb-compare: ... and %zu more input%s that --group-by %s cannot group either\n",
-                ungrouped - 3, ungrouped - 3 == 1 ? "" : "s", s.group_by);
-    struct compare_row *rows = malloc((nrows ? nrows : 1) * sizeof *rows);
-    for (size_t i = 0, k = 0; rows && i < paths.n; i++)
+                ungrouped - 3, ungrouped - 3 == 1 ? "" : "s", s->group_by);
+    struct compare_row *rows = malloc((*nrows ? *nrows : 1) * sizeof *rows);
+    for (size_t i = 0, k = 0; rows && i < n; i++)
         for (size_t j = 0; j < in[i].nrows; j++)
             rows[k++] = in[i].rows[j];
-    if (nfailed && s.strict) {
-        fprintf(stderr, "tb-compare: %zu fit%s failed and --strict is given\n", nfailed,
-                nfailed == 1 ? "" : "s");
+    return rows;
+}
+
+/* The table of ROWS by group, reported, drawn, and its verdict: the exit
+ * status.  INPUTS names the inputs in a message. */
+static int compare_rows(const struct compare_settings *s, struct compare_row *rows, size_t nrows,
+                        size_t nfailed, const char *inputs)
+{
+    struct compare_table t;
+    char err[TB_ERRMAX];
+    int status = TB_EXIT_OK;
+    if (!rows || nrows == 0) {
+        fprintf(stderr, "tb-compare: nothing to compare: no run was fitted in %s\n", inputs);
+        return TB_EXIT_INPUT;
+    }
+    if (compare_table_build(s, rows, nrows, &t, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-compare: %s\n", err);
+        compare_table_free(&t);
+        return TB_EXIT_INPUT;
+    }
+    if (t.ngroups < 2) {
+        fprintf(stderr, "tb-compare: only one group (%s) by --group-by %s in %s: nothing to "
+                "compare it with\n", t.groups[0], s->group_by, inputs);
         status = TB_EXIT_INPUT;
     }
-    struct compare_table t;
-    /* which inputs, for a message about all of them: one named as given */
-    char inputs[512];
-    if (argc - optind == 1)
-        snprintf(inputs, sizeof inputs, "%s", argv[optind]);
-    else
-        snprintf(inputs, sizeof inputs, "the %d inputs given", argc - optind);
-    if (status == TB_EXIT_OK) {
-        if (!rows || nrows == 0) {
-            fprintf(stderr, "tb-compare: nothing to compare: no run was fitted in %s\n", inputs);
-            status = TB_EXIT_INPUT;
-        } else if (compare_table_build(&s, rows, nrows, &t, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-compare: %s\n", err);
-            status = TB_EXIT_INPUT;
-            compare_table_free(&t);
-        } else {
-            if (t.ngroups < 2) {
-                fprintf(stderr, "tb-compare: only one group (%s) by --group-by %s in %s: nothing to "
-                        "compare it with\n", t.groups[0], s.group_by, inputs);
-                status = TB_EXIT_INPUT;
-            }
-            for (size_t c = 0; c < t.ncolumns; c++)   /* said whatever the format */
-                if (t.order_lo[c] != t.order_hi[c])
-                    fprintf(stderr, "tb-compare: %s: fits of orders %d to %d: their τ are not compared "
-                            "(fit every run with one --order)\n", t.columns[c], t.order_lo[c], t.order_hi[c]);
-            compare_report(&s, &t, nfailed, rows, nrows);
-            if (compare_regressed(&t))
-                status = TB_EXIT_FIT;
-            else if (compare_inconclusive(&t) && status == TB_EXIT_OK)
-                status = TB_EXIT_INCONCLUSIVE;
-            /* A figure that cannot be drawn is said, but never hides the
-             * verdict: a regression still exits 1. */
-            if (s.plot && compare_plot(&s, rows, nrows, &t) != TB_EXIT_OK && status == TB_EXIT_OK)
-                status = TB_EXIT_INPUT;
-            compare_table_free(&t);
-        }
-    }
-    for (size_t i = 0; i < paths.n; i++) {
-        if (!rows)   /* not gathered: free them where they are */
+    for (size_t c = 0; c < t.ncolumns; c++)   /* said whatever the format */
+        if (t.order_lo[c] != t.order_hi[c])
+            fprintf(stderr, "tb-compare: %s: fits of orders %d to %d: their τ are not compared "
+                    "(fit every run with one --order)\n", t.columns[c], t.order_lo[c], t.order_hi[c]);
+    compare_report(s, &t, nfailed, rows, nrows);
+    if (compare_regressed(&t))
+        status = TB_EXIT_FIT;
+    else if (compare_inconclusive(&t) && status == TB_EXIT_OK)
+        status = TB_EXIT_INCONCLUSIVE;
+    /* A figure that cannot be drawn is said, but never hides the verdict:
+     * a regression still exits 1. */
+    if (s->plot && compare_plot(s, rows, nrows, &t) != TB_EXIT_OK && status == TB_EXIT_OK)
+        status = TB_EXIT_INPUT;
+    compare_table_free(&t);
+    return status;
+}
+
+/* The inputs, and their rows wherever they are (ROWS, or IN's own when
+ * they were not gathered). */
+static void inputs_free(struct compare_input *in, size_t n, struct compare_row *rows, size_t nrows)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!rows)
             for (size_t j = 0; j < in[i].nrows; j++)
                 compare_row_clear(&in[i].rows[j]);
         free(in[i].rows);
@@ -366,6 +352,64 @@ int main(int argc, char **argv)
         compare_row_clear(&rows[i]);
     free(rows);
     free(in);
+}
+
+/* The runs of PATHS read, fitted and compared.  The exit status. */
+static int compare_paths(const struct compare_settings *s, const struct tb_paths *paths,
+                         int status, const char *inputs)
+{
+    struct compare_input *in = calloc(paths->n ? paths->n : 1, sizeof *in);
+    if (!in) {
+        fputs("tb-compare: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    for (size_t i = 0; i < paths->n; i++)
+        in[i].path = paths->v[i];
+    if (compare_read_inputs(s, in, paths->n) < 0) {
+        fputs("tb-compare: out of memory\n", stderr);
+        free(in);
+        return TB_EXIT_INPUT;
+    }
+    size_t nrows, nfailed;
+    struct compare_row *rows = gather_rows(s, in, paths->n, &nrows, &nfailed, &status);
+    if (nfailed && s->strict) {
+        fprintf(stderr, "tb-compare: %zu fit%s failed and --strict is given\n", nfailed,
+                nfailed == 1 ? "" : "s");
+        status = TB_EXIT_INPUT;
+    }
+    if (status == TB_EXIT_OK)
+        status = compare_rows(s, rows, nrows, nfailed, inputs);
+    inputs_free(in, paths->n, rows, nrows);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct compare_settings s = {
+        .group_by = "dir", .threshold = 0.5, .tau_threshold = 0.10, .ops_threshold = 0.02,
+        .format = COMPARE_TEXT, .jobs = 1,
+    };
+    struct tb_paths paths = {0};
+
+    tb_model_settings_init(&s.m);
+    int status = parse_arguments(argc, argv, &s);
+    if (status >= 0) {
+        settings_free(&s);
+        return status;
+    }
+    tb_work_pool_blas_single();
+    status = collect_paths(argc, argv, &paths);
+    if (make_cache(&s) < 0) {
+        status = TB_EXIT_INPUT;
+    } else {
+        /* which inputs, for a message about all of them: one named as given */
+        char inputs[512];
+        if (argc - optind == 1)
+            snprintf(inputs, sizeof inputs, "%s", argv[optind]);
+        else
+            snprintf(inputs, sizeof inputs, "the %d inputs given", argc - optind);
+        status = compare_paths(&s, &paths, status, inputs);
+    }
     tb_paths_free(&paths);
     settings_free(&s);
     if (fflush(stdout) != 0 || ferror(stdout)) {
