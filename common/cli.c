@@ -5,6 +5,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -263,6 +264,14 @@ int tb_cli_idle_power(const char *arg, double *w, char *err, size_t errlen)
         return 0;
     snprintf(err, errlen, "--idle-power wants a power of 0 or more, such as 1.2W, not '%s'", arg);
     return -1;
+}
+
+int tb_cli_stdout_status(const char *prog, int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+    return TB_EXIT_OUTPUT;
 }
 
 int tb_cli_tolerance(const char *arg, double *x, char *err, size_t errlen)

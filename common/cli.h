@@ -91,6 +91,10 @@ int tb_cli_idle_power(const char *arg, double *w, char *err, size_t errlen);
 int tb_cli_tolerance(const char *arg, double *x, char *err, size_t errlen);
 int tb_cli_step(const char *arg, double *x, char *err, size_t errlen);
 
+/* STATUS, or TB_EXIT_OUTPUT when standard output cannot be flushed (a
+ * full disk, a closed pipe): "PROG: write error: ..." said. */
+int tb_cli_stdout_status(const char *prog, int status);
+
 /* A whole decimal number (tb_number_parse()); 0, or -1. */
 int tb_cli_number(const char *s, double *x);
 

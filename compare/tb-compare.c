@@ -412,9 +412,5 @@ int main(int argc, char **argv)
     }
     tb_paths_free(&paths);
     settings_free(&s);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        perror("tb-compare: write error");
-        return TB_EXIT_OUTPUT;
-    }
-    return status;
+    return tb_cli_stdout_status("tb-compare", status);
 }

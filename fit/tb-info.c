@@ -600,9 +600,5 @@ int main(int argc, char **argv)
     if (s.format == FORMAT_JSON)
         fputs(shown ? "\n]\n" : "[]\n", stdout);
     free(s.columns);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        perror("tb-info: write error");
-        return TB_EXIT_OUTPUT;
-    }
-    return status;
+    return tb_cli_stdout_status("tb-info", status);
 }
