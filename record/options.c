@@ -453,203 +453,194 @@ int record_read_sensors_file(const char *path, struct record_settings *s,
     return rc;
 }
 
-int record_parse_arguments(int argc, char **argv, struct record_settings *s)
-{
-    static const struct option options[] = {
-        {"time", required_argument, NULL, 't'},
-        {"cooldown", required_argument, NULL, OPT_COOLDOWN},
-        {"period", required_argument, NULL, 'p'},
-        {"output_dir", required_argument, NULL, 'o'},
-        {"output", required_argument, NULL, 'O'},
-        {"name", required_argument, NULL, 'n'},
-        {"sensor", required_argument, NULL, 'S'},
-        {"sensors_file", required_argument, NULL, 's'},
-        {"column", required_argument, NULL, 'c'},
-        {"stdout", no_argument, NULL, 'l'},
-        {"exec", required_argument, NULL, 'e'},
-        {"exec-wait", no_argument, NULL, 'E'},
-        {"cpu-usage", no_argument, NULL, 'u'},
-        {"wait", required_argument, NULL, 'w'},
-        {"wait-timeout", required_argument, NULL, 'W'},
-        {"fan-cmd", required_argument, NULL, 'f'},
-        {"fan-on", optional_argument, NULL, 'F'},
-        {"randomize", no_argument, NULL, 'r'},
-        {"sched-deadline", optional_argument, NULL, OPT_SCHED_DEADLINE},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"freeze", required_argument, NULL, OPT_FREEZE},
-        {"unbuffered", no_argument, NULL, OPT_UNBUFFERED},
-        {"fsync", no_argument, NULL, OPT_FSYNC},
-        {"all-sensors", no_argument, NULL, 'A'},
-        {"list-sensors", no_argument, NULL, OPT_LIST_SENSORS},
-        {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
-        {"procfs-root", required_argument, NULL, OPT_PROCFS_ROOT},
-        {"meta", required_argument, NULL, OPT_META},
-        {"no-meta", no_argument, NULL, OPT_NO_META},
-        {"compat", required_argument, NULL, OPT_COMPAT},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    char err[1024];
-    int c;
-    double x;
+static const struct option record_options[] = {
+    {"time", required_argument, NULL, 't'},
+    {"cooldown", required_argument, NULL, OPT_COOLDOWN},
+    {"period", required_argument, NULL, 'p'},
+    {"output_dir", required_argument, NULL, 'o'},
+    {"output", required_argument, NULL, 'O'},
+    {"name", required_argument, NULL, 'n'},
+    {"sensor", required_argument, NULL, 'S'},
+    {"sensors_file", required_argument, NULL, 's'},
+    {"column", required_argument, NULL, 'c'},
+    {"stdout", no_argument, NULL, 'l'},
+    {"exec", required_argument, NULL, 'e'},
+    {"exec-wait", no_argument, NULL, 'E'},
+    {"cpu-usage", no_argument, NULL, 'u'},
+    {"wait", required_argument, NULL, 'w'},
+    {"wait-timeout", required_argument, NULL, 'W'},
+    {"fan-cmd", required_argument, NULL, 'f'},
+    {"fan-on", optional_argument, NULL, 'F'},
+    {"randomize", no_argument, NULL, 'r'},
+    {"sched-deadline", optional_argument, NULL, OPT_SCHED_DEADLINE},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"freeze", required_argument, NULL, OPT_FREEZE},
+    {"unbuffered", no_argument, NULL, OPT_UNBUFFERED},
+    {"fsync", no_argument, NULL, OPT_FSYNC},
+    {"all-sensors", no_argument, NULL, 'A'},
+    {"list-sensors", no_argument, NULL, OPT_LIST_SENSORS},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
+    {"procfs-root", required_argument, NULL, OPT_PROCFS_ROOT},
+    {"meta", required_argument, NULL, OPT_META},
+    {"no-meta", no_argument, NULL, OPT_NO_META},
+    {"compat", required_argument, NULL, OPT_COMPAT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
 
-    *s = (struct record_settings){
-        .period_ms = 1000, .output_dir = ".", .wait_temp = NAN,
-        .wait_timeout_s = 600, .fan_on = -1, .argc = argc, .argv = argv,
-    };
-    opterr = 0;
-    s->compat = compat_statuses = wants_compat(argc, argv, options);
-    s->no_meta = s->compat;   /* thermobench's layout: the header is line 2 */
-    while ((c = getopt_long(argc, argv, OPTSTRING, options, NULL)) != -1) {
-        switch (c) {
-        /* Bounded so that they stay nanosecond counts of 64 bits (and
-         * sensible): a century of run, a day of period. */
-        case 't':
-            if (tb_parse_duration(optarg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0) ||
-                s->time_limit_s > 3.2e9)
-                return usage_error("--time wants a positive time (900, 15m, 1h), at most 3.2e9 s, not ",
-                                   optarg);
-            break;
-        case OPT_COOLDOWN:
-            if (tb_parse_duration(optarg, &s->cooldown_s) < 0 || !(s->cooldown_s > 0) ||
-                s->cooldown_s > 3.2e9)
-                return usage_error("--cooldown wants a positive time (60, 10m), at most 3.2e9 s, not ",
-                                   optarg);
-            break;
-        case 'p':
-            /* a bare number is ms, thermobench's unit; a time has its own */
-            if (parse_number(optarg, &s->period_ms) < 0 &&
-                (tb_parse_duration(optarg, &s->period_ms) < 0 || !((s->period_ms *= 1000) >= 0)))
-                s->period_ms = NAN;
-            if (!(s->period_ms >= 0.001) || s->period_ms > 86400000)
-                return usage_error("--period wants milliseconds from 0.001 to 86400000 (a day), or "
-                                   "a time such as 1s, not ", optarg);
-            break;
-        case 'o': s->output_dir = optarg; break;
-        case 'O': s->output = optarg; break;
-        case 'n': s->name = optarg; break;
-        case 'S':
-            if (add_sensor(s, optarg, err, sizeof err) < 0)
-                return spec_error("--sensor: ", err);
-            break;
-        case 's':
-            if (record_read_sensors_file(optarg, s, err, sizeof err) < 0)
-                return spec_error("--sensors_file: ", err);
-            break;
-        case 'c':
-            if (add_column(s, optarg, err, sizeof err) < 0)
-                return usage_error("--column: ", err);
-            break;
-        case 'l':
-            if (!s->stdout_column++ && note_given(s, GIVEN_STDOUT, 0) < 0)
-                return usage_error("out of memory", NULL);
-            break;
-        case 'e':
-            if (add_exec(s, optarg, err, sizeof err) < 0)
-                return spec_error("--exec: ", err);
-            break;
-        case 'E': s->exec_wait = 1; break;
-        case 'u':
-            if (!s->cpu_usage++ && note_given(s, GIVEN_CPU_LOADS, 0) < 0)
-                return usage_error("out of memory", NULL);
-            break;
-        case 'w':
-            if (tb_quantity_or_number_parse(optarg, "°C", &s->wait_temp) < 0)
-                return usage_error("--wait wants a temperature (40, 40C, 313.15K), not ", optarg);
-            break;
-        case 'W':
-            if (tb_parse_duration(optarg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0) ||
-                s->wait_timeout_s > 3.2e9)
-                return usage_error("--wait-timeout wants a positive time (600, 10m), at most 3.2e9 s, "
-                                   "not ", optarg);
-            break;
-        case 'f': s->fan_cmd = optarg; break;
-        case 'F':
-            s->fan_on = 1;
-            if (optarg && (parse_number(optarg, &s->fan_on) < 0 || s->fan_on < 0 || s->fan_on > 1))
-                return usage_error("--fan-on wants a speed from 0 to 1, not ", optarg);
-            break;
-        case 'r': s->randomize = 1; break;
-        case OPT_SCHED_DEADLINE: {
-            char budget[32];
-            s->sched_deadline = 1;
-            if (!optarg)
-                break;
-            /* "2" or "2%", as thermobench writes it */
-            snprintf(budget, sizeof budget, "%s", optarg);
-            size_t len = strlen(budget);
-            if (len > 0 && budget[len - 1] == '%')
-                budget[len - 1] = '\0';
-            if (strlen(optarg) >= sizeof budget || parse_number(budget, &x) < 0 ||
-                !(x > 0 && x <= 100))
-                return usage_error("--sched-deadline wants a budget in % of the period, not ", optarg);
-            s->sched_deadline = x;
-            break;
-        }
-        case OPT_UNBUFFERED: s->unbuffered = 1; break;
-        case OPT_FSYNC: s->fsync = 1; break;
-        case 'A': s->all_sensors = 1; break;
-        case OPT_LIST_SENSORS: s->list_sensors = 1; break;
-        case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;
-        case OPT_PROCFS_ROOT: s->procfs_root = optarg; break;
-        case OPT_WINDOW:
-            if (window_spec_parse(optarg, &s->window_on_ms, &s->window_frame_ms) < 0)
-                return usage_error("--window wants ON/FRAME, as 30ms/100ms (ms, us or s; ON shorter "
-                                   "than FRAME, FRAME at least 1 ms), not ", optarg);
-            break;
-        case OPT_FREEZE: {
-            enum freezer_way way;
-            if (freezer_way_parse(optarg, &way) < 0)
-                return usage_error("--freeze wants auto, cgroup2, cgroup1 or signal, not ", optarg);
-            s->window_freeze = (int)way;
-            break;
-        }
-        case OPT_META: {
-            char why[256];
-            const char *eq = strchr(optarg, '=');
-            size_t klen = eq ? (size_t)(eq - optarg) : 0;
-            if (!eq || klen == 0 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
-                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
-                return usage_error("--meta wants KEY=VALUE with a key of letters, digits and _.-, not ",
-                                   printable(optarg, why, sizeof why));
-            /* a "# KEY: VALUE" line holds text: a newline would end it, a CR
-             * or an escape would rewrite a terminal that shows the file */
-            for (const char *c = eq + 1; *c; c++)
-                if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-                    char what[128];
-                    snprintf(what, sizeof what, "--meta %.*s: the value has a control character "
-                             "(\\x%02x at byte %zu); metadata holds text, not ", (int)klen, optarg,
-                             (unsigned char)*c, (size_t)(c - eq - 1) + 1);
-                    return usage_error(what, printable(eq + 1, why, sizeof why));
-                }
-            if (strncmp(optarg, "period_ms=", 10) == 0)
-                return usage_error("--meta period_ms: the period is the one recorded at (-p), not ", optarg);
-            if (push_string(&s->metas, &s->nmetas, optarg) < 0)
-                return usage_error("out of memory", NULL);
-            break;
-        }
-        case OPT_NO_META: s->no_meta = 1; break;
-        case OPT_COMPAT:
-            if (strcmp(optarg, "thermobench") != 0)
-                return usage_error("--compat knows only thermobench, not ", optarg);
-            break;
-        case 'v': s->verbose = 1; break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return RECORD_EXIT_OK;
-        case 'V':
-            puts("tb-record (" PACKAGE_NAME ") " PACKAGE_VERSION);
-            return RECORD_EXIT_OK;
-        case ':':
-            return usage_error("option needs an argument: ", argv[optind - 1]);
-        default:
-            return usage_error("unknown option: ", argv[optind - 1]);
-        }
+/* Bounded so that they stay nanosecond counts of 64 bits (and sensible):
+ * a century of run, a day of period. */
+static int time_option(int c, const char *arg, struct record_settings *s)
+{
+    switch (c) {
+    case 't':
+        if (tb_parse_duration(arg, &s->time_limit_s) < 0 || !(s->time_limit_s > 0) ||
+            s->time_limit_s > 3.2e9)
+            return usage_error("--time wants a positive time (900, 15m, 1h), at most 3.2e9 s, not ",
+                               arg);
+        break;
+    case OPT_COOLDOWN:
+        if (tb_parse_duration(arg, &s->cooldown_s) < 0 || !(s->cooldown_s > 0) ||
+            s->cooldown_s > 3.2e9)
+            return usage_error("--cooldown wants a positive time (60, 10m), at most 3.2e9 s, not ",
+                               arg);
+        break;
+    case 'p':
+        /* a bare number is ms, thermobench's unit; a time has its own */
+        if (parse_number(arg, &s->period_ms) < 0 &&
+            (tb_parse_duration(arg, &s->period_ms) < 0 || !((s->period_ms *= 1000) >= 0)))
+            s->period_ms = NAN;
+        if (!(s->period_ms >= 0.001) || s->period_ms > 86400000)
+            return usage_error("--period wants milliseconds from 0.001 to 86400000 (a day), or "
+                               "a time such as 1s, not ", arg);
+        break;
+    case 'W':
+        if (tb_parse_duration(arg, &s->wait_timeout_s) < 0 || !(s->wait_timeout_s > 0) ||
+            s->wait_timeout_s > 3.2e9)
+            return usage_error("--wait-timeout wants a positive time (600, 10m), at most 3.2e9 s, "
+                               "not ", arg);
+        break;
     }
-    if (optind < argc)
-        s->bench_argv = &argv[optind];
+    return -1;
+}
+
+/* What is sampled: sensors, columns from the benchmark's lines, CPU load. */
+static int sample_option(int c, const char *arg, struct record_settings *s)
+{
+    char err[1024];
+    switch (c) {
+    case 'S':
+        if (add_sensor(s, arg, err, sizeof err) < 0)
+            return spec_error("--sensor: ", err);
+        break;
+    case 's':
+        if (record_read_sensors_file(arg, s, err, sizeof err) < 0)
+            return spec_error("--sensors_file: ", err);
+        break;
+    case 'c':
+        if (add_column(s, arg, err, sizeof err) < 0)
+            return usage_error("--column: ", err);
+        break;
+    case 'l':
+        if (!s->stdout_column++ && note_given(s, GIVEN_STDOUT, 0) < 0)
+            return usage_error("out of memory", NULL);
+        break;
+    case 'e':
+        if (add_exec(s, arg, err, sizeof err) < 0)
+            return spec_error("--exec: ", err);
+        break;
+    case 'u':
+        if (!s->cpu_usage++ && note_given(s, GIVEN_CPU_LOADS, 0) < 0)
+            return usage_error("out of memory", NULL);
+        break;
+    }
+    return -1;
+}
+
+/* --sched-deadline[=BUDGET]: "2" or "2%", as thermobench writes it. */
+static int deadline_option(const char *arg, struct record_settings *s)
+{
+    char budget[32];
+    double x;
+    s->sched_deadline = 1;
+    if (!arg)
+        return -1;
+    snprintf(budget, sizeof budget, "%s", arg);
+    size_t len = strlen(budget);
+    if (len > 0 && budget[len - 1] == '%')
+        budget[len - 1] = '\0';
+    if (strlen(arg) >= sizeof budget || parse_number(budget, &x) < 0 || !(x > 0 && x <= 100))
+        return usage_error("--sched-deadline wants a budget in % of the period, not ", arg);
+    s->sched_deadline = x;
+    return -1;
+}
+
+/* --meta KEY=VALUE, a "# KEY: VALUE" line of the file's metadata. */
+static int meta_option(const char *arg, struct record_settings *s)
+{
+    char why[256];
+    const char *eq = strchr(arg, '=');
+    size_t klen = eq ? (size_t)(eq - arg) : 0;
+    if (!eq || klen == 0 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+                                        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != klen)
+        return usage_error("--meta wants KEY=VALUE with a key of letters, digits and _.-, not ",
+                           printable(arg, why, sizeof why));
+    /* the line holds text: a newline would end it, a CR or an escape
+     * would rewrite a terminal that shows the file */
+    for (const char *c = eq + 1; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            char what[128];
+            snprintf(what, sizeof what, "--meta %.*s: the value has a control character "
+                     "(\\x%02x at byte %zu); metadata holds text, not ", (int)klen, arg,
+                     (unsigned char)*c, (size_t)(c - eq - 1) + 1);
+            return usage_error(what, printable(eq + 1, why, sizeof why));
+        }
+    if (strncmp(arg, "period_ms=", 10) == 0)
+        return usage_error("--meta period_ms: the period is the one recorded at (-p), not ", arg);
+    if (push_string(&s->metas, &s->nmetas, arg) < 0)
+        return usage_error("out of memory", NULL);
+    return -1;
+}
+
+/* How the benchmark is run: its window, the fan, the wait before it. */
+static int run_option(int c, const char *arg, struct record_settings *s)
+{
+    switch (c) {
+    case 'w':
+        if (tb_quantity_or_number_parse(arg, "°C", &s->wait_temp) < 0)
+            return usage_error("--wait wants a temperature (40, 40C, 313.15K), not ", arg);
+        break;
+    case 'F':
+        s->fan_on = 1;
+        if (arg && (parse_number(arg, &s->fan_on) < 0 || s->fan_on < 0 || s->fan_on > 1))
+            return usage_error("--fan-on wants a speed from 0 to 1, not ", arg);
+        break;
+    case OPT_SCHED_DEADLINE: return deadline_option(arg, s);
+    case OPT_WINDOW:
+        if (window_spec_parse(arg, &s->window_on_ms, &s->window_frame_ms) < 0)
+            return usage_error("--window wants ON/FRAME, as 30ms/100ms (ms, us or s; ON shorter "
+                               "than FRAME, FRAME at least 1 ms), not ", arg);
+        break;
+    case OPT_FREEZE: {
+        enum freezer_way way;
+        if (freezer_way_parse(arg, &way) < 0)
+            return usage_error("--freeze wants auto, cgroup2, cgroup1 or signal, not ", arg);
+        s->window_freeze = (int)way;
+        break;
+    }
+    case OPT_COMPAT:
+        if (strcmp(arg, "thermobench") != 0)
+            return usage_error("--compat knows only thermobench, not ", arg);
+        break;
+    }
+    return -1;
+}
+
+/* Once all are read: what goes together. */
+static int check_settings(const struct record_settings *s)
+{
     if (s->list_sensors)
         return -1;
     if (!s->bench_argv && (s->ncolumns > 0 || s->stdout_column))
@@ -665,6 +656,64 @@ int record_parse_arguments(int argc, char **argv, struct record_settings *s)
     if (!isnan(s->wait_temp) && s->no_sensors)
         return usage_error("--wait needs a sensor to read", NULL);
     return -1;
+}
+
+int record_parse_arguments(int argc, char **argv, struct record_settings *s)
+{
+    int c, rc;
+
+    *s = (struct record_settings){
+        .period_ms = 1000, .output_dir = ".", .wait_temp = NAN,
+        .wait_timeout_s = 600, .fan_on = -1, .argc = argc, .argv = argv,
+    };
+    opterr = 0;
+    s->compat = compat_statuses = wants_compat(argc, argv, record_options);
+    s->no_meta = s->compat;   /* thermobench's layout: the header is line 2 */
+    while ((c = getopt_long(argc, argv, OPTSTRING, record_options, NULL)) != -1) {
+        rc = -1;
+        switch (c) {
+        case 't': case OPT_COOLDOWN: case 'p': case 'W':
+            rc = time_option(c, optarg, s);
+            break;
+        case 'S': case 's': case 'c': case 'l': case 'e': case 'u':
+            rc = sample_option(c, optarg, s);
+            break;
+        case 'w': case 'F': case OPT_SCHED_DEADLINE: case OPT_WINDOW: case OPT_FREEZE:
+        case OPT_COMPAT:
+            rc = run_option(c, optarg, s);
+            break;
+        case OPT_META: rc = meta_option(optarg, s); break;
+        case 'o': s->output_dir = optarg; break;
+        case 'O': s->output = optarg; break;
+        case 'n': s->name = optarg; break;
+        case 'E': s->exec_wait = 1; break;
+        case 'f': s->fan_cmd = optarg; break;
+        case 'r': s->randomize = 1; break;
+        case OPT_UNBUFFERED: s->unbuffered = 1; break;
+        case OPT_FSYNC: s->fsync = 1; break;
+        case 'A': s->all_sensors = 1; break;
+        case OPT_LIST_SENSORS: s->list_sensors = 1; break;
+        case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;
+        case OPT_PROCFS_ROOT: s->procfs_root = optarg; break;
+        case OPT_NO_META: s->no_meta = 1; break;
+        case 'v': s->verbose = 1; break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return RECORD_EXIT_OK;
+        case 'V':
+            puts("tb-record (" PACKAGE_NAME ") " PACKAGE_VERSION);
+            return RECORD_EXIT_OK;
+        case ':':
+            return usage_error("option needs an argument: ", argv[optind - 1]);
+        default:
+            return usage_error("unknown option: ", argv[optind - 1]);
+        }
+        if (rc >= 0)
+            return rc;
+    }
+    if (optind < argc)
+        s->bench_argv = &argv[optind];
+    return check_settings(s);
 }
 
 void record_settings_free(struct record_settings *s)
