@@ -273,39 +273,107 @@ static int choose_cpus(struct load_settings *s, const char *list, const char *ma
     return -1;
 }
 
+enum { OPT_PROFILE = 256, OPT_PRBS, OPT_SEED, OPT_SYSFS_ROOT, OPT_UTIL_NAME, OPT_REALTIME };
+static const struct option load_options[] = {
+    {"kernel", required_argument, NULL, 'k'},
+    {"list", no_argument, NULL, 'l'},
+    {"size", required_argument, NULL, 's'},
+    {"cpus", required_argument, NULL, 'c'},
+    {"mask", required_argument, NULL, 'm'},
+    {"time", required_argument, NULL, 't'},
+    {"period", required_argument, NULL, 'p'},
+    {"util", required_argument, NULL, 'u'},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"prbs", required_argument, NULL, OPT_PRBS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"util-name", required_argument, NULL, OPT_UTIL_NAME},
+    {"report", required_argument, NULL, 'r'},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
+    {"realtime", optional_argument, NULL, OPT_REALTIME},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The load over time: its period, utilisation, profile or PRBS, report. */
+static int timing_option(int c, const char *arg, struct load_settings *s)
+{
+    switch (c) {
+    case 't':
+        if (parse_duration(arg, &s->time_s) < 0)
+            return usage_error("--time wants a duration such as 90, 90s, 15m or 1h, not '%s'", arg);
+        break;
+    case 'p':
+        if (parse_ms(arg, &s->period_ms) < 0 || !(s->period_ms >= 0.1))
+            return usage_error("--period wants milliseconds (or a time such as 1s), at least "
+                               "0.1, not '%s'", arg);
+        break;
+    case 'u':
+        if (parse_number(arg, &s->util, NULL) < 0 || s->util < 0 || s->util > 100)
+            return usage_error("--util wants a percentage from 0 to 100, not '%s'", arg);
+        break;
+    case OPT_PROFILE: s->profile = arg; break;
+    case OPT_PRBS:
+        if (parse_ms(arg, &s->prbs_ms) < 0 || !(s->prbs_ms >= 1))
+            return usage_error("--prbs wants a bit length in milliseconds, at least 1, not '%s'", arg);
+        break;
+    case OPT_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(arg, &end, 10);
+        if (end == arg || *end || errno || arg[0] == '-')
+            return usage_error("--seed wants a non-negative integer, not '%s'", arg);
+        s->seed = n;
+        break;
+    }
+    case 'r':
+        if (parse_ms(arg, &s->report_ms) < 0 || !(s->report_ms >= 1))
+            return usage_error("--report wants milliseconds, at least 1, not '%s'", arg);
+        break;
+    }
+    return -1;
+}
+
+/* --realtime[=PRIORITY]: SCHED_FIFO, 10 unless given. */
+static int realtime_option(const char *arg, struct load_settings *s)
+{
+    char *end;
+    long prio = arg ? strtol(arg, &end, 10) : 10;
+    if (arg && (end == arg || *end || prio < 1 || prio > 99))
+        return usage_error("--realtime wants a SCHED_FIFO priority from 1 to 99, not '%s'", arg);
+    s->realtime = (int)prio;
+    return -1;
+}
+
+/* Once all are read: what goes together, and the CPUs. */
+static int check_settings(struct load_settings *s, const char *list, const char *mask)
+{
+    if (s->list)
+        return -1;
+    if (!s->kernel)
+        return usage_error("%s", "no kernel: name one with --kernel (tb-load --list names them)");
+    if (s->profile && s->prbs_ms > 0)
+        return usage_error("%s", "--profile and --prbs both set the load over time: give one");
+    /* an on bit below 100 % is a duty cycle: it must hold a whole period */
+    if (s->prbs_ms > 0 && s->util < 100 && s->prbs_ms < (s->period_ms > 0 ? s->period_ms : 100))
+        return usage_error("%s", "a --prbs bit shorter than the --period (default 100 ms) holds "
+                                 "no whole duty cycle");
+    return choose_cpus(s, list, mask);
+}
+
 int load_parse_arguments(int argc, char **argv, struct load_settings *s)
 {
-    enum { OPT_PROFILE = 256, OPT_PRBS, OPT_SEED, OPT_SYSFS_ROOT, OPT_UTIL_NAME, OPT_REALTIME };
-    static const struct option options[] = {
-        {"kernel", required_argument, NULL, 'k'},
-        {"list", no_argument, NULL, 'l'},
-        {"size", required_argument, NULL, 's'},
-        {"cpus", required_argument, NULL, 'c'},
-        {"mask", required_argument, NULL, 'm'},
-        {"time", required_argument, NULL, 't'},
-        {"period", required_argument, NULL, 'p'},
-        {"util", required_argument, NULL, 'u'},
-        {"profile", required_argument, NULL, OPT_PROFILE},
-        {"prbs", required_argument, NULL, OPT_PRBS},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"util-name", required_argument, NULL, OPT_UTIL_NAME},
-        {"report", required_argument, NULL, 'r'},
-        {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
-        {"realtime", optional_argument, NULL, OPT_REALTIME},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
     const char *list = NULL, *mask = NULL;
-    int c;
+    int c, rc;
 
     *s = (struct load_settings){
         .util = 100, .seed = 1, .report_ms = 1000, .size = 8 << 20, .sysfs_root = "/sys",
         .util_name = "util",
     };
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":k:ls:c:m:t:p:u:r:vhV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":k:ls:c:m:t:p:u:r:vhV", load_options, NULL)) != -1) {
+        rc = -1;
         switch (c) {
         case 'k':
             if (!(s->kernel = kernel_find(optarg)))
@@ -319,25 +387,8 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
             break;
         case 'c': list = optarg; mask = NULL; break;
         case 'm': mask = optarg; list = NULL; break;
-        case 't':
-            if (parse_duration(optarg, &s->time_s) < 0)
-                return usage_error("--time wants a duration such as 90, 90s, 15m or 1h, not '%s'",
-                                   optarg);
-            break;
-        case 'p':
-            if (parse_ms(optarg, &s->period_ms) < 0 || !(s->period_ms >= 0.1))
-                return usage_error("--period wants milliseconds (or a time such as 1s), at least "
-                                   "0.1, not '%s'", optarg);
-            break;
-        case 'u':
-            if (parse_number(optarg, &s->util, NULL) < 0 || s->util < 0 || s->util > 100)
-                return usage_error("--util wants a percentage from 0 to 100, not '%s'", optarg);
-            break;
-        case OPT_PROFILE: s->profile = optarg; break;
-        case OPT_PRBS:
-            if (parse_ms(optarg, &s->prbs_ms) < 0 || !(s->prbs_ms >= 1))
-                return usage_error("--prbs wants a bit length in milliseconds, at least 1, not '%s'",
-                                   optarg);
+        case 't': case 'p': case 'u': case OPT_PROFILE: case OPT_PRBS: case OPT_SEED: case 'r':
+            rc = timing_option(c, optarg, s);
             break;
         case OPT_UTIL_NAME:
             if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -345,29 +396,8 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
                 return usage_error("--util-name wants letters, digits and _, not '%s'", optarg);
             s->util_name = optarg;
             break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            unsigned long long n = strtoull(optarg, &end, 10);
-            if (end == optarg || *end || errno || optarg[0] == '-')
-                return usage_error("--seed wants a non-negative integer, not '%s'", optarg);
-            s->seed = n;
-            break;
-        }
-        case 'r':
-            if (parse_ms(optarg, &s->report_ms) < 0 || !(s->report_ms >= 1))
-                return usage_error("--report wants milliseconds, at least 1, not '%s'", optarg);
-            break;
         case OPT_SYSFS_ROOT: s->sysfs_root = optarg; break;
-        case OPT_REALTIME: {
-            char *end;
-            long prio = optarg ? strtol(optarg, &end, 10) : 10;
-            if (optarg && (end == optarg || *end || prio < 1 || prio > 99))
-                return usage_error("--realtime wants a SCHED_FIFO priority from 1 to 99, not '%s'",
-                                   optarg);
-            s->realtime = (int)prio;
-            break;
-        }
+        case OPT_REALTIME: rc = realtime_option(optarg, s); break;
         case 'v': s->verbose = 1; break;
         case 'h':
             fputs(usage_text, stdout);
@@ -380,20 +410,12 @@ int load_parse_arguments(int argc, char **argv, struct load_settings *s)
         default:
             return usage_error("unknown option %s", argv[optind - 1]);
         }
+        if (rc >= 0)
+            return rc;
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    if (s->list)
-        return -1;
-    if (!s->kernel)
-        return usage_error("%s", "no kernel: name one with --kernel (tb-load --list names them)");
-    if (s->profile && s->prbs_ms > 0)
-        return usage_error("%s", "--profile and --prbs both set the load over time: give one");
-    /* an on bit below 100 % is a duty cycle: it must hold a whole period */
-    if (s->prbs_ms > 0 && s->util < 100 && s->prbs_ms < (s->period_ms > 0 ? s->period_ms : 100))
-        return usage_error("%s", "a --prbs bit shorter than the --period (default 100 ms) holds "
-                                 "no whole duty cycle");
-    return choose_cpus(s, list, mask);
+    return check_settings(s, list, mask);
 }
 
 void load_settings_free(struct load_settings *s)
