@@ -102,39 +102,109 @@ static int push_list(const char ***v, size_t *n, char *arg)
     return 0;
 }
 
+enum { O_FROM = 256, O_TO, O_MAX_MODES, O_TAU_MIN, O_TAU_MAX, O_LEVEL, O_MODEL, O_VALIDATE,
+       O_DT, O_STRICT, O_AVERAGED };
+static const struct option ident_options[] = {
+    {"input", required_argument, NULL, 'i'}, {"sensor", required_argument, NULL, 's'},
+    {"ambient", required_argument, NULL, 'a'}, {"from", required_argument, NULL, O_FROM},
+    {"averaged", required_argument, NULL, O_AVERAGED},
+    {"to", required_argument, NULL, O_TO}, {"modes", required_argument, NULL, 'm'},
+    {"max-modes", required_argument, NULL, O_MAX_MODES},
+    {"tau-min", required_argument, NULL, O_TAU_MIN},
+    {"tau-max", required_argument, NULL, O_TAU_MAX},
+    {"level", required_argument, NULL, O_LEVEL}, {"model", required_argument, NULL, O_MODEL},
+    {"validate", required_argument, NULL, O_VALIDATE},
+    {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
+    {"dt", required_argument, NULL, O_DT}, {"strict", no_argument, NULL, O_STRICT},
+    {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The model's options: its modes, τ range, level, and the state space's dt. */
+static int model_option(int c, const char *arg, struct settings *s)
+{
+    double x;
+    switch (c) {
+    case 'm':
+        if (strcmp(arg, "auto") == 0)
+            s->opt.modes = 0;
+        else if (tb_cli_number(arg, &x) < 0 || x != floor(x) || x < 1 || x > TB_IDENT_MAX_MODES)
+            return usage_error("--modes wants 1 to 4 or auto, not '%s'", arg);
+        else
+            s->opt.modes = (int)x;
+        break;
+    case O_MAX_MODES:
+        if (tb_cli_number(arg, &x) < 0 || x != floor(x) || x < 1 || x > TB_IDENT_MAX_MODES)
+            return usage_error("--max-modes wants 1 to 4, not '%s'", arg);
+        s->opt.max_modes = (int)x;
+        break;
+    case O_TAU_MIN:
+    case O_TAU_MAX:
+    case O_DT: {
+        double *dst = c == O_TAU_MIN ? &s->opt.tau_min : c == O_TAU_MAX ? &s->opt.tau_max : &s->dt;
+        if (tb_parse_duration(arg, dst) < 0 || !(*dst > 0))
+            return usage_error("--tau-min, --tau-max and --dt want a positive time, not '%s'", arg);
+        break;
+    }
+    case O_LEVEL:
+        if (tb_cli_number(arg, &s->opt.level) < 0 || !(s->opt.level > 0 && s->opt.level < 1))
+            return usage_error("--level wants a probability between 0 and 1, not '%s'", arg);
+        break;
+    }
+    return -1;
+}
+
+/* -i, -s, --averaged (comma-separated names) and --validate: lists. */
+static int list_option(int c, char *arg, struct settings *s)
+{
+    int rc = c == O_VALIDATE ? tb_cli_push(&s->validate, &s->nvalidate, arg)
+             : c == 'i'      ? push_list(&s->inputs, &s->ninputs, arg)
+             : c == 's'      ? push_list(&s->sensors, &s->nsensors, arg)
+                             : push_list(&s->averaged, &s->naveraged, arg);
+    if (rc < 0) {
+        fputs("tb-ident: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    return -1;
+}
+
+/* Once all are read: what goes together. */
+static int check_settings(int argc, char **argv, const struct settings *s)
+{
+    if (s->to > 0 && !(s->to > s->from))
+        return usage_error("%s", "--to must come after --from");
+    if (s->opt.tau_min > 0 && s->opt.tau_max > 0 && !(s->opt.tau_max > s->opt.tau_min))
+        return usage_error("%s", "--tau-max must be above --tau-min");
+    if (s->model) {
+        if (s->ninputs || s->nsensors || s->naveraged)
+            return usage_error("%s", "--model names its inputs, how they are timed, and its "
+                               "sensors: no -i, -s or --averaged with it");
+        if (!s->nvalidate)
+            return usage_error("%s", "--model wants --validate RUN: the runs to predict");
+        if (optind < argc)
+            return usage_error("--model takes no runs to fit, only --validate: '%s'",
+                               argv[optind]);
+        return -1;
+    }
+    if (!s->ninputs)
+        return usage_error("%s", "name the inputs: -i COLUMN (a power or load column)");
+    if (optind == argc)
+        return usage_error("%s", "no run given");
+    return -1;
+}
+
 static int parse_arguments(int argc, char **argv, struct settings *s)
 {
-    enum { O_FROM = 256, O_TO, O_MAX_MODES, O_TAU_MIN, O_TAU_MAX, O_LEVEL, O_MODEL, O_VALIDATE,
-           O_DT, O_STRICT, O_AVERAGED };
-    static const struct option options[] = {
-        {"input", required_argument, NULL, 'i'}, {"sensor", required_argument, NULL, 's'},
-        {"ambient", required_argument, NULL, 'a'}, {"from", required_argument, NULL, O_FROM},
-        {"averaged", required_argument, NULL, O_AVERAGED},
-        {"to", required_argument, NULL, O_TO}, {"modes", required_argument, NULL, 'm'},
-        {"max-modes", required_argument, NULL, O_MAX_MODES},
-        {"tau-min", required_argument, NULL, O_TAU_MIN},
-        {"tau-max", required_argument, NULL, O_TAU_MAX},
-        {"level", required_argument, NULL, O_LEVEL}, {"model", required_argument, NULL, O_MODEL},
-        {"validate", required_argument, NULL, O_VALIDATE},
-        {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-        {"dt", required_argument, NULL, O_DT}, {"strict", no_argument, NULL, O_STRICT},
-        {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    double x;
+    int c, rc;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:s:a:m:o:f:hV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":i:s:a:m:o:f:hV", ident_options, NULL)) != -1) {
+        rc = -1;
         switch (c) {
-        case 'i':
-        case 's':
-        case O_AVERAGED:
-            if (push_list(c == 'i' ? &s->inputs : c == 's' ? &s->sensors : &s->averaged,
-                          c == 'i' ? &s->ninputs : c == 's' ? &s->nsensors : &s->naveraged,
-                          optarg) < 0) {
-                fputs("tb-ident: out of memory\n", stderr);
-                return TB_EXIT_OUTPUT;
-            }
+        case 'i': case 's': case O_AVERAGED: case O_VALIDATE:
+            rc = list_option(c, optarg, s);
+            break;
+        case 'm': case O_MAX_MODES: case O_TAU_MIN: case O_TAU_MAX: case O_DT: case O_LEVEL:
+            rc = model_option(c, optarg, s);
             break;
         case 'a': s->ambient = optarg; break;
         case O_FROM:
@@ -143,42 +213,7 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
                 return usage_error("--from and --to want a time such as 90, 90s or 5min, not '%s'",
                                    optarg);
             break;
-        case 'm':
-            if (strcmp(optarg, "auto") == 0)
-                s->opt.modes = 0;
-            else if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 ||
-                     x > TB_IDENT_MAX_MODES)
-                return usage_error("--modes wants 1 to 4 or auto, not '%s'", optarg);
-            else
-                s->opt.modes = (int)x;
-            break;
-        case O_MAX_MODES:
-            if (tb_cli_number(optarg, &x) < 0 || x != floor(x) || x < 1 || x > TB_IDENT_MAX_MODES)
-                return usage_error("--max-modes wants 1 to 4, not '%s'", optarg);
-            s->opt.max_modes = (int)x;
-            break;
-        case O_TAU_MIN:
-        case O_TAU_MAX:
-        case O_DT: {
-            double *dst = c == O_TAU_MIN ? &s->opt.tau_min : c == O_TAU_MAX ? &s->opt.tau_max
-                                                                             : &s->dt;
-            if (tb_parse_duration(optarg, dst) < 0 || !(*dst > 0))
-                return usage_error("--tau-min, --tau-max and --dt want a positive time, not '%s'",
-                                   optarg);
-            break;
-        }
-        case O_LEVEL:
-            if (tb_cli_number(optarg, &s->opt.level) < 0 || !(s->opt.level > 0 && s->opt.level < 1))
-                return usage_error("--level wants a probability between 0 and 1, not '%s'",
-                                   optarg);
-            break;
         case O_MODEL: s->model = optarg; break;
-        case O_VALIDATE:
-            if (tb_cli_push(&s->validate, &s->nvalidate, optarg) < 0) {
-                fputs("tb-ident: out of memory\n", stderr);
-                return TB_EXIT_OUTPUT;
-            }
-            break;
         case 'o': s->output = optarg; break;
         case 'f':
             if (strcmp(optarg, "text") == 0)
@@ -200,29 +235,12 @@ static int parse_arguments(int argc, char **argv, struct settings *s)
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default:
-            return tb_cli_unknown_option("tb-ident", argv[optind - 1], options);
+            return tb_cli_unknown_option("tb-ident", argv[optind - 1], ident_options);
         }
+        if (rc >= 0)
+            return rc;
     }
-    if (s->to > 0 && !(s->to > s->from))
-        return usage_error("%s", "--to must come after --from");
-    if (s->opt.tau_min > 0 && s->opt.tau_max > 0 && !(s->opt.tau_max > s->opt.tau_min))
-        return usage_error("%s", "--tau-max must be above --tau-min");
-    if (s->model) {
-        if (s->ninputs || s->nsensors || s->naveraged)
-            return usage_error("%s", "--model names its inputs, how they are timed, and its "
-                               "sensors: no -i, -s or --averaged with it");
-        if (!s->nvalidate)
-            return usage_error("%s", "--model wants --validate RUN: the runs to predict");
-        if (optind < argc)
-            return usage_error("--model takes no runs to fit, only --validate: '%s'",
-                               argv[optind]);
-        return -1;
-    }
-    if (!s->ninputs)
-        return usage_error("%s", "name the inputs: -i COLUMN (a power or load column)");
-    if (optind == argc)
-        return usage_error("%s", "no run given");
-    return -1;
+    return check_settings(argc, argv, s);
 }
 
 /* --- the runs --------------------------------------------------------------------- */
@@ -772,13 +790,111 @@ static int write_model(const char *path, const tb_ident_model *m)
     return 0;
 }
 
+/* The inputs' and sensors' names of a model identified here. */
+struct names {
+    const char **inputs, **sensors;
+    size_t ninputs, nsensors;
+};
+
+/* The model of the runs FIT read from PATHS, into M, with the names it
+ * uses into N.  0, or the exit status (said). */
+static int identify(struct settings *s, const struct tb_paths *paths, struct runs *fit,
+                    struct names *n, tb_ident_model *m)
+{
+    char err[TB_ERRMAX];
+    int st;
+    if (paths->n == 0) {
+        fputs("tb-ident: no run found\n", stderr);
+        return TB_EXIT_INPUT;
+    }
+    /* the names from the first run: the model's, and every run's */
+    if ((st = read_runs(paths->v, paths->n, fit)) != 0)
+        return st;
+    st = column_names(fit->run[0], s->inputs, s->ninputs, "--input", &n->inputs, &n->ninputs);
+    if (!st)
+        st = s->nsensors ? column_names(fit->run[0], s->sensors, s->nsensors, "--sensor",
+                                        &n->sensors, &n->nsensors)
+                         : default_sensors(fit->run[0], s, &n->sensors, &n->nsensors);
+    if (st)
+        return st;
+    if (n->ninputs > TB_IDENT_MAX_INPUTS || n->nsensors > TB_IDENT_MAX_SENSORS) {
+        fprintf(stderr, "tb-ident: at most %d inputs and %d sensors (%zu and %zu named)\n",
+                TB_IDENT_MAX_INPUTS, TB_IDENT_MAX_SENSORS, n->ninputs, n->nsensors);
+        return TB_EXIT_INPUT;
+    }
+    unsigned averaged;
+    if ((st = averaged_inputs(fit->run[0], s, n->inputs, n->ninputs, &averaged)) != 0 ||
+        (st = extract_runs(fit, s, n->inputs, n->ninputs, n->sensors, n->nsensors, averaged)) != 0)
+        return st;
+    if (tb_ident_fit(fit->data, fit->n, n->inputs, n->ninputs, n->sensors, n->nsensors, &s->opt,
+                     m, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-ident: %s\n", err);
+        return TB_EXIT_INPUT;
+    }
+    m->averaged = averaged;
+    return 0;
+}
+
+/* The held-out runs of VPATHS, read into HELD and predicted by M: each
+ * one's check into *CHECKS (allocated).  0, or the exit status (said). */
+static int check_held_out(const struct settings *s, const struct tb_paths *vpaths,
+                          tb_ident_model *m, struct runs *held, struct check **checks)
+{
+    struct settings vs = *s;
+    vs.ambient = m->above_ambient ? s->ambient : NULL;
+    if (m->above_ambient && !s->ambient) {
+        fputs("tb-ident: the model is above the ambient: name its column (--ambient) for "
+              "--validate\n", stderr);
+        return TB_EXIT_INPUT;
+    }
+    int st;
+    if ((st = read_runs(vpaths->v, vpaths->n, held)) != 0 ||
+        (st = extract_runs(held, &vs, (const char *const *)m->inputs, m->ninputs,
+                           (const char *const *)m->sensors, m->nsensors, m->averaged)) != 0)
+        return st;
+    *checks = calloc(held->n, sizeof **checks);
+    if (!*checks) {
+        fputs("tb-ident: out of memory\n", stderr);
+        return TB_EXIT_OUTPUT;
+    }
+    double ratio;
+    if ((st = validate(m, held, *checks, &ratio)) != 0)
+        return st;
+    if (ratio > 1.5)
+        m->flags |= TB_IDENT_NO_PREDICTION;
+    return 0;
+}
+
+/* M and its checks in the format asked, and the model file.  The exit
+ * status. */
+static int print_model(const struct settings *s, tb_ident_model *m, const struct check *checks,
+                       size_t nchecks, double dt)
+{
+    int st;
+    if (s->format == FORMAT_JSON) {
+        if (print_json(m, checks, nchecks, dt) < 0)
+            return TB_EXIT_OUTPUT;
+    } else if (s->format == FORMAT_CSV) {
+        print_csv(m, checks, nchecks);
+    } else {
+        print_text(m, checks, nchecks, dt, !s->model);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tb-ident: standard output: write error: %s\n", strerror(errno));
+        return TB_EXIT_OUTPUT;
+    }
+    if (s->output && (st = write_model(s->output, m)) != 0)
+        return st;
+    return (m->flags & TB_IDENT_NO_PREDICTION) || (s->strict && m->flags) ? TB_EXIT_FIT
+                                                                          : TB_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = {.opt = tb_ident_default_options(), .to = 0};
     struct tb_paths paths = {0}, vpaths = {0};
     struct runs fit = {0}, held = {0};
-    const char **inputs = NULL, **sensors = NULL;
-    size_t ninputs = 0, nsensors = 0;
+    struct names n = {0};
     tb_ident_model m;
     struct check *checks = NULL;
     char err[TB_ERRMAX];
@@ -799,98 +915,21 @@ int main(int argc, char **argv)
             goto out;
         }
         have_model = 1;
-        inputs = (const char **)m.inputs;
-        sensors = (const char **)m.sensors;
-        ninputs = m.ninputs;
-        nsensors = m.nsensors;
     } else {
-        if (paths.n == 0) {
-            fputs("tb-ident: no run found\n", stderr);
+        if ((status = identify(&s, &paths, &fit, &n, &m)) != 0)
             goto out;
-        }
-        /* the names from the first run: the model's, and every run's */
-        if ((status = read_runs(paths.v, paths.n, &fit)) != 0)
-            goto out;
-        int st = column_names(fit.run[0], s.inputs, s.ninputs, "--input", &inputs, &ninputs);
-        if (!st)
-            st = s.nsensors ? column_names(fit.run[0], s.sensors, s.nsensors, "--sensor",
-                                           &sensors, &nsensors)
-                            : default_sensors(fit.run[0], &s, &sensors, &nsensors);
-        if (st) {
-            status = st;
-            goto out;
-        }
-        status = TB_EXIT_INPUT;
-        if (ninputs > TB_IDENT_MAX_INPUTS || nsensors > TB_IDENT_MAX_SENSORS) {
-            fprintf(stderr, "tb-ident: at most %d inputs and %d sensors (%zu and %zu named)\n",
-                    TB_IDENT_MAX_INPUTS, TB_IDENT_MAX_SENSORS, ninputs, nsensors);
-            goto out;
-        }
-        unsigned averaged;
-        if ((status = averaged_inputs(fit.run[0], &s, inputs, ninputs, &averaged)) != 0 ||
-            (status = extract_runs(&fit, &s, inputs, ninputs, sensors, nsensors, averaged)) != 0)
-            goto out;
-        if (tb_ident_fit(fit.data, fit.n, inputs, ninputs, sensors, nsensors, &s.opt, &m, err,
-                         sizeof err) < 0) {
-            fprintf(stderr, "tb-ident: %s\n", err);
-            status = TB_EXIT_INPUT;
-            goto out;
-        }
-        m.averaged = averaged;
         have_model = 1;
     }
-    if (vpaths.n) {
-        struct settings vs = s;
-        vs.ambient = m.above_ambient ? s.ambient : NULL;
-        if (m.above_ambient && !s.ambient) {
-            fputs("tb-ident: the model is above the ambient: name its column (--ambient) for "
-                  "--validate\n", stderr);
-            status = TB_EXIT_INPUT;
-            goto out;
-        }
-        if ((status = read_runs(vpaths.v, vpaths.n, &held)) != 0 ||
-            (status = extract_runs(&held, &vs, (const char *const *)m.inputs, m.ninputs,
-                                   (const char *const *)m.sensors, m.nsensors, m.averaged)) != 0)
-            goto out;
-        checks = calloc(held.n, sizeof *checks);
-        double ratio;
-        if (!checks) {
-            status = TB_EXIT_OUTPUT;
-            goto out;
-        }
-        if ((status = validate(&m, &held, checks, &ratio)) != 0)
-            goto out;
-        if (ratio > 1.5)
-            m.flags |= TB_IDENT_NO_PREDICTION;
-    }
+    if (vpaths.n && (status = check_held_out(&s, &vpaths, &m, &held, &checks)) != 0)
+        goto out;
     double dt = s.dt > 0 ? s.dt : fit.n ? median_period(&fit) : held.n ? median_period(&held) : 1;
-    if (s.format == FORMAT_JSON) {
-        if (print_json(&m, checks, held.n, dt) < 0) {
-            status = TB_EXIT_OUTPUT;
-            goto out;
-        }
-    } else if (s.format == FORMAT_CSV) {
-        print_csv(&m, checks, held.n);
-    } else {
-        print_text(&m, checks, held.n, dt, !s.model);
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "tb-ident: standard output: write error: %s\n", strerror(errno));
-        status = TB_EXIT_OUTPUT;
-        goto out;
-    }
-    if (s.output && (status = write_model(s.output, &m)) != 0)
-        goto out;
-    status = (m.flags & TB_IDENT_NO_PREDICTION) || (s.strict && m.flags) ? TB_EXIT_FIT
-                                                                           : TB_EXIT_OK;
+    status = print_model(&s, &m, checks, held.n, dt);
 out:
     runs_free(&fit);
     runs_free(&held);
     free(checks);
-    if (!s.model) {
-        free_names(inputs, ninputs);
-        free_names(sensors, nsensors);
-    }
+    free_names(n.inputs, n.ninputs);
+    free_names(n.sensors, n.nsensors);
     if (have_model || s.model)
         tb_ident_model_clear(&m);
     tb_paths_free(&paths);
