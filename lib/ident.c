@@ -1317,50 +1317,29 @@ static void default_range(const struct irun *runs, size_t nruns, double *lo, dou
     *hi = 3 * fmax(*longest, 10 * *lo);
 }
 
-int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs, size_t nu,
-                 const char *const *sensors, size_t ns, const tb_ident_options *opt,
-                 tb_ident_model *m, char *err, size_t errlen)
+/* The runs IN as the search wants them, into RUNS (and RP, pointers to
+ * them); each run long enough, the ambient in all or none, each input
+ * varying (one that never changes is one more offset: no gain in it).
+ * 0, or -1 with ERR. */
+static int prepare_runs(const tb_ident_run *in, size_t nruns, const char *const *inputs, size_t nu,
+                        const char *const *sensors, size_t ns, struct irun *runs,
+                        const struct irun **rp, char *err, size_t errlen)
 {
-    fit_gsl_errors_off();
-    tb_ident_options o = opt ? *opt : tb_ident_default_options();
-    memset(m, 0, sizeof *m);
-    if (nruns == 0 || nu == 0 || ns == 0 || nu > TB_IDENT_MAX_INPUTS ||
-        ns > TB_IDENT_MAX_SENSORS) {
-        snprintf(err, errlen, "identification needs a run, 1 to %d inputs and 1 to %d sensors",
-                 TB_IDENT_MAX_INPUTS, TB_IDENT_MAX_SENSORS);
-        return -1;
-    }
-    if (o.modes < 0 || o.modes > TB_IDENT_MAX_MODES || o.max_modes < 1 ||
-        o.max_modes > TB_IDENT_MAX_MODES) {
-        snprintf(err, errlen, "modes must be 1 to %d", TB_IDENT_MAX_MODES);
-        return -1;
-    }
-    if (!(o.level > 0 && o.level < 1))
-        o.level = 0.95;
-    struct irun *runs = calloc(nruns, sizeof *runs);
-    const struct irun **rp = calloc(nruns, sizeof *rp);
-    struct work *w = NULL;
-    int rc = -1;
-    if (!runs || !rp) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
     for (size_t r = 0; r < nruns; r++) {
         if (in[r].n < 3) {
             snprintf(err, errlen, "%s: %zu rows are too few to identify a model", in[r].name,
                      in[r].n);
-            goto out;
+            return -1;
         }
         if (irun_init(&runs[r], &in[r], inputs, nu, sensors, ns, err, errlen) < 0)
-            goto out;
+            return -1;
         rp[r] = &runs[r];
     }
     for (size_t r = 1; r < nruns; r++)
         if ((in[r].ambient != NULL) != (in[0].ambient != NULL)) {
             snprintf(err, errlen, "%s: an ambient in some runs and not in others", in[r].name);
-            goto out;
+            return -1;
         }
-    /* an input that never changes is one more offset: no gain in it */
     for (size_t u = 0; u < nu; u++) {
         double lo = HUGE_VAL, hi = -HUGE_VAL;
         for (size_t r = 0; r < nruns; r++)
@@ -1372,9 +1351,160 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
             snprintf(err, errlen, "input %s does not vary (%g throughout): its gain cannot be "
                      "told from the offset; excite it (tb-load --prbs) or leave it out",
                      inputs ? inputs[u] : "?", hi);
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* Each number of modes tried: its best τ, AICc and held-out rmse. */
+struct mode_search {
+    int first, last;   /* the numbers of modes tried */
+    double lphi, hphi; /* the τ range, in log */
+    double best_tau[TB_IDENT_MAX_MODES][TB_IDENT_MAX_MODES];
+    double aicc[TB_IDENT_MAX_MODES], hold[TB_IDENT_MAX_MODES];
+};
+
+/* Search NM modes' τ into MS.  1 when the runs' rows cannot tell that
+ * many (MS->last lowered), 0, or -1 with ERR. */
+static int search_modes(const struct irun *const *rp, size_t nruns, size_t nu, size_t ns, int nm,
+                        int held, struct mode_search *ms, char *err, size_t errlen)
+{
+    size_t rows = 0;
+    for (size_t r = 0; r < nruns; r++)
+        rows += rp[r]->n;
+    struct work *w = work_alloc(rp, nruns, nu, ns, (size_t)nm);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* the τ's parameters and every sensor's must leave rows over */
+    if ((double)(w->p * ns + (size_t)nm) * 2 > (double)rows * (double)ns) {
+        if (nm == ms->first)
+            snprintf(err, errlen, "%d modes (--modes) need %zu numbers, more than the runs' %zu "
+                     "rows can tell: fewer modes, or longer runs", nm, w->p * ns + (size_t)nm, rows);
+        work_free(w);
+        ms->last = nm - 1;
+        return nm == ms->first ? -1 : 1;
+    }
+    w->lphi = ms->lphi;
+    w->hphi = ms->hphi;
+    double rss = search(w, ms->best_tau[nm - 1]);
+    if (!isfinite(rss)) {
+        snprintf(err, errlen, "the search for %d modes failed", nm);
+        work_free(w);
+        return -1;
+    }
+    size_t N = 0;
+    for (size_t i = 0; i < ns; i++)
+        N += w->cnt[i];
+    double k = (double)(w->p * ns + (size_t)nm);
+    ms->aicc[nm - 1] = (double)N * log(fmax(rss, 1e-300) / (double)N) + 2 * k +
+                       ((double)N - k - 1 > 0 ? 2 * k * (k + 1) / ((double)N - k - 1) : HUGE_VAL);
+    if (held)
+        ms->hold[nm - 1] = held_out(rp, nruns, nu, ns, (size_t)nm, ms->best_tau[nm - 1], w->lphi,
+                                    w->hphi);
+    work_free(w);
+    return 0;
+}
+
+/* The number of modes: a mode more must predict the held-out runs better
+ * by a margin (with one run: any lower AICc). */
+static int choose_modes(const struct mode_search *ms, size_t nruns)
+{
+    int tried = 0, chosen = 1;
+    for (int nm = ms->first; nm <= ms->last; nm++)
+        if (isfinite(ms->aicc[nm - 1]))
+            tried = nm;
+    const double *crit = nruns >= 2 ? ms->hold : ms->aicc;
+    for (int nm = 2; nm <= tried; nm++) {
+        if (!isfinite(crit[nm - 1]))
+            break;
+        double better = nruns >= 2 ? crit[chosen - 1] * (1 - HELD_OUT_TOLERANCE) : crit[chosen - 1];
+        if (crit[nm - 1] < better)
+            chosen = nm;
+    }
+    return chosen;
+}
+
+/* The model of CHOSEN modes at their best τ into M (allocated by the
+ * caller): gains, intervals at LEVEL, flags.  0, or -1 with ERR. */
+static int solve_model(const struct irun *const *rp, size_t nruns, size_t nu, size_t ns,
+                       int chosen, const struct mode_search *ms, double longest, double level,
+                       tb_ident_model *m, char *err, size_t errlen)
+{
+    struct work *w = work_alloc(rp, nruns, nu, ns, (size_t)chosen);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!isfinite(work_solve(w, ms->best_tau[chosen - 1]))) {
+        snprintf(err, errlen, "the gains of %d modes could not be solved for", chosen);
+        work_free(w);
+        return -1;
+    }
+    w->lphi = ms->lphi;
+    w->hphi = ms->hphi;
+    take_model(w, m);
+    m->flags = model_flags(w, longest);
+    size_t npar = w->p * ns + (size_t)chosen;
+    double z = m->npoints > npar ? gsl_cdf_tdist_Pinv((1 + level) / 2, (double)(m->npoints - npar))
+                                 : NAN;
+    if (!isfinite(z) || covariance(w, m, z) < 0)
+        m->flags |= TB_IDENT_NO_CI;
+    else
+        m->flags |= insignificant_modes(m);
+    m->flags |= lack_of_fit(w, m);
+    if (m->choice == TB_IDENT_HELD_OUT && isfinite(ms->hold[chosen - 1])) {
+        double fit = 0;
+        for (size_t i = 0; i < ns; i++)
+            fit += m->rmse[i] * m->rmse[i] * (double)w->cnt[i];
+        fit = sqrt(fit / (double)m->npoints);
+        if (ms->hold[chosen - 1] > NO_PREDICTION_RATIO * fit)
+            m->flags |= TB_IDENT_NO_PREDICTION;
+    }
+    work_free(w);
+    return 0;
+}
+
+/* Options out of range: an error in ERR (-1), or 0 with O's level set. */
+static int check_ident_options(size_t nruns, size_t nu, size_t ns, tb_ident_options *o,
+                               char *err, size_t errlen)
+{
+    if (nruns == 0 || nu == 0 || ns == 0 || nu > TB_IDENT_MAX_INPUTS ||
+        ns > TB_IDENT_MAX_SENSORS) {
+        snprintf(err, errlen, "identification needs a run, 1 to %d inputs and 1 to %d sensors",
+                 TB_IDENT_MAX_INPUTS, TB_IDENT_MAX_SENSORS);
+        return -1;
+    }
+    if (o->modes < 0 || o->modes > TB_IDENT_MAX_MODES || o->max_modes < 1 ||
+        o->max_modes > TB_IDENT_MAX_MODES) {
+        snprintf(err, errlen, "modes must be 1 to %d", TB_IDENT_MAX_MODES);
+        return -1;
+    }
+    if (!(o->level > 0 && o->level < 1))
+        o->level = 0.95;
+    return 0;
+}
+
+int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs, size_t nu,
+                 const char *const *sensors, size_t ns, const tb_ident_options *opt,
+                 tb_ident_model *m, char *err, size_t errlen)
+{
+    fit_gsl_errors_off();
+    tb_ident_options o = opt ? *opt : tb_ident_default_options();
+    memset(m, 0, sizeof *m);
+    if (check_ident_options(nruns, nu, ns, &o, err, errlen) < 0)
+        return -1;
+    struct irun *runs = calloc(nruns, sizeof *runs);
+    const struct irun **rp = calloc(nruns, sizeof *rp);
+    int rc = -1;
+    if (!runs || !rp) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (prepare_runs(in, nruns, inputs, nu, sensors, ns, runs, rp, err, errlen) < 0)
+        goto out;
     double lo, hi, longest;
     default_range(runs, nruns, &lo, &hi, &longest);
     if (o.tau_min > 0)
@@ -1386,118 +1516,32 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
                  lo, hi);
         goto out;
     }
-    int first = o.modes ? o.modes : 1, last = o.modes ? o.modes : o.max_modes;
-    double best_tau[TB_IDENT_MAX_MODES][TB_IDENT_MAX_MODES];
-    double aicc[TB_IDENT_MAX_MODES], hold[TB_IDENT_MAX_MODES];
+    struct mode_search ms = {.first = o.modes ? o.modes : 1, .last = o.modes ? o.modes : o.max_modes,
+                             .lphi = log(lo), .hphi = log(hi)};
+    int tried = ms.last;
     for (int j = 0; j < TB_IDENT_MAX_MODES; j++)
-        aicc[j] = hold[j] = NAN;
-    size_t rows = 0;
-    for (size_t r = 0; r < nruns; r++)
-        rows += runs[r].n;
-    for (int nm = first; nm <= last; nm++) {
-        w = work_alloc(rp, nruns, nu, ns, (size_t)nm);
-        if (!w) {
-            snprintf(err, errlen, "out of memory");
+        ms.aicc[j] = ms.hold[j] = NAN;
+    for (int nm = ms.first, st = 0; nm <= ms.last && st == 0; nm++)
+        if ((st = search_modes(rp, nruns, nu, ns, nm, !o.modes && nruns >= 2, &ms, err,
+                               errlen)) < 0)
             goto out;
-        }
-        /* the τ's parameters and every sensor's must leave rows over */
-        if ((double)(w->p * ns + (size_t)nm) * 2 > (double)rows * (double)ns) {
-            if (nm == first) {
-                snprintf(err, errlen, "%d modes (--modes) need %zu numbers, more than the "
-                         "runs' %zu rows can tell: fewer modes, or longer runs", nm,
-                         w->p * ns + (size_t)nm, rows);
-                goto out;
-            }
-            work_free(w);
-            w = NULL;
-            break;
-        }
-        w->lphi = log(lo);
-        w->hphi = log(hi);
-        double rss = search(w, best_tau[nm - 1]);
-        if (!isfinite(rss)) {
-            snprintf(err, errlen, "the search for %d modes failed", nm);
-            goto out;
-        }
-        size_t N = 0;
-        for (size_t i = 0; i < ns; i++)
-            N += w->cnt[i];
-        double k = (double)(w->p * ns + (size_t)nm);
-        aicc[nm - 1] = (double)N * log(fmax(rss, 1e-300) / (double)N) + 2 * k +
-                       ((double)N - k - 1 > 0 ? 2 * k * (k + 1) / ((double)N - k - 1) : HUGE_VAL);
-        if (!o.modes && nruns >= 2)
-            hold[nm - 1] = held_out(rp, nruns, nu, ns, (size_t)nm, best_tau[nm - 1], w->lphi,
-                                    w->hphi);
-        work_free(w);
-        w = NULL;
-    }
-    /* the number of modes */
-    int chosen = first;
-    enum tb_ident_choice how = TB_IDENT_GIVEN;
-    if (!o.modes) {
-        int tried = 0;
-        for (int nm = first; nm <= last; nm++)
-            if (isfinite(aicc[nm - 1]))
-                tried = nm;
-        how = nruns >= 2 ? TB_IDENT_HELD_OUT : TB_IDENT_AICC;
-        double *crit = nruns >= 2 ? hold : aicc;
-        /* a mode more must predict the held-out runs better by a margin
-         * (by any lower AICc on one run) */
-        chosen = 1;
-        for (int nm = 2; nm <= tried; nm++) {
-            if (!isfinite(crit[nm - 1]))
-                break;
-            double better = nruns >= 2 ? crit[chosen - 1] * (1 - HELD_OUT_TOLERANCE)
-                                       : crit[chosen - 1];
-            if (crit[nm - 1] < better)
-                chosen = nm;
-        }
-    }
+    int chosen = o.modes ? ms.first : choose_modes(&ms, nruns);
     if (ident_model_alloc(m, nu, ns, (size_t)chosen, inputs, sensors) < 0) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    m->choice = how;
-    m->tried = last;
-    memcpy(m->aicc, aicc, sizeof aicc);
-    memcpy(m->held_out, hold, sizeof hold);
+    m->choice = o.modes ? TB_IDENT_GIVEN : nruns >= 2 ? TB_IDENT_HELD_OUT : TB_IDENT_AICC;
+    m->tried = tried;
+    memcpy(m->aicc, ms.aicc, sizeof ms.aicc);
+    memcpy(m->held_out, ms.hold, sizeof ms.hold);
     m->nruns = nruns;
     m->duration = longest;
     m->level = o.level;
     m->above_ambient = in[0].ambient != NULL;
-    w = work_alloc(rp, nruns, nu, ns, (size_t)chosen);
-    if (!w) {
-        snprintf(err, errlen, "out of memory");
+    if (solve_model(rp, nruns, nu, ns, chosen, &ms, longest, o.level, m, err, errlen) < 0)
         goto out;
-    }
-    if (!isfinite(work_solve(w, best_tau[chosen - 1]))) {
-        snprintf(err, errlen, "the gains of %d modes could not be solved for", chosen);
-        goto out;
-    }
-    w->lphi = log(lo);
-    w->hphi = log(hi);
-    take_model(w, m);
-    m->flags = model_flags(w, longest);
-    size_t npar = w->p * ns + (size_t)chosen;
-    double z = m->npoints > npar ? gsl_cdf_tdist_Pinv((1 + o.level) / 2,
-                                                    (double)(m->npoints - npar))
-                                 : NAN;
-    if (!isfinite(z) || covariance(w, m, z) < 0)
-        m->flags |= TB_IDENT_NO_CI;
-    else
-        m->flags |= insignificant_modes(m);
-    m->flags |= lack_of_fit(w, m);
-    if (how == TB_IDENT_HELD_OUT && isfinite(hold[chosen - 1])) {
-        double fit = 0;
-        for (size_t i = 0; i < ns; i++)
-            fit += m->rmse[i] * m->rmse[i] * (double)w->cnt[i];
-        fit = sqrt(fit / (double)m->npoints);
-        if (hold[chosen - 1] > NO_PREDICTION_RATIO * fit)
-            m->flags |= TB_IDENT_NO_PREDICTION;
-    }
     rc = 0;
 out:
-    work_free(w);
     for (size_t r = 0; runs && r < nruns; r++)
         irun_free(&runs[r]);
     free(runs);
