@@ -60,6 +60,46 @@ static void onto_rows(const tb_column *c, const double *t, size_t n, double *out
     }
 }
 
+/* An input's value at each of its N rows (V, NaN where it has no
+ * sample) for the interval to the next row, over the whole run before
+ * the window is cut (the window's first rows have the value set before
+ * it): a level holds until its next sample; a mean over the interval
+ * before its row (AVERAGED) covers the rows since the last. */
+static void hold_input(double *v, size_t n, int averaged)
+{
+    double carried = NAN;
+    if (averaged) {
+        for (size_t k = n; k-- > 0;) {
+            double here = v[k];
+            v[k] = carried;   /* the first value after row k */
+            if (!isnan(here))
+                carried = here;
+        }
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            if (isnan(v[k]))
+                v[k] = carried;
+            carried = v[k];
+        }
+    }
+}
+
+/* The ambient A (some values) at each of the N times T: linear between
+ * its samples (a row every few seconds), its nearest value outside them. */
+static void ambient_at(const tb_column *a, const double *t, size_t n, double *amb)
+{
+    size_t p = 0;
+    for (size_t k = 0; k < n; k++) {
+        while (p + 1 < a->n && a->t[p + 1] <= t[k])
+            p++;
+        if (t[k] <= a->t[0] || p + 1 >= a->n)
+            amb[k] = t[k] <= a->t[0] ? a->v[0] : a->v[a->n - 1];
+        else
+            amb[k] = a->v[p] + (a->v[p + 1] - a->v[p]) * (t[k] - a->t[p]) /
+                                   (a->t[p + 1] - a->t[p]);
+    }
+}
+
 int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu,
                          const char *const *sensors, size_t ns, const char *ambient,
                          unsigned averaged, double from, double to, tb_ident_run *out,
@@ -103,27 +143,8 @@ int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu
                 keep[k] = 1;
         n += keep[k];
     }
-    /* Each row's input for the interval to the next row, over the whole
-     * run before the window is cut (the window's first rows have the
-     * value set before it): a level holds until its next sample; a mean
-     * over the interval before its row covers the rows since the last. */
-    for (size_t c = 0; c < nu; c++) {
-        double carried = NAN, *v = all + c * rows;
-        if (averaged & (1u << c)) {
-            for (size_t k = rows; k-- > 0;) {
-                double here = v[k];
-                v[k] = carried;   /* the first value after row k */
-                if (!isnan(here))
-                    carried = here;
-            }
-        } else {
-            for (size_t k = 0; k < rows; k++) {
-                if (isnan(v[k]))
-                    v[k] = carried;
-                carried = v[k];
-            }
-        }
-    }
+    for (size_t c = 0; c < nu; c++)
+        hold_input(all + c * rows, rows, averaged & (1u << c));
     if (n < 3) {
         snprintf(err, errlen, "%s: %zu rows hold the columns asked in the window", out->name,
                  n);
@@ -163,23 +184,11 @@ int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu
     for (size_t c = 0; c < ns; c++)
         yp[c] = y + c * n;
     if (ambient) {
-        /* the ambient between its samples (a row every few seconds):
-         * linear, and its nearest value outside them */
-        const tb_column *a = cols[nu + ns];
-        if (a->n == 0) {
+        if (cols[nu + ns]->n == 0) {
             snprintf(err, errlen, "%s: ambient column %s has no values", out->name, ambient);
             goto out;
         }
-        size_t p = 0;
-        for (size_t k = 0; k < n; k++) {
-            while (p + 1 < a->n && a->t[p + 1] <= t[k])
-                p++;
-            if (t[k] <= a->t[0] || p + 1 >= a->n)
-                amb[k] = t[k] <= a->t[0] ? a->v[0] : a->v[a->n - 1];
-            else
-                amb[k] = a->v[p] + (a->v[p + 1] - a->v[p]) * (t[k] - a->t[p]) /
-                                       (a->t[p + 1] - a->t[p]);
-        }
+        ambient_at(cols[nu + ns], t, n, amb);
     }
     out->t = t;
     t = NULL;
