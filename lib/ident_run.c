@@ -60,6 +60,23 @@ static void onto_rows(const tb_column *c, const double *t, size_t n, double *out
     }
 }
 
+/* The ROWS rows at times T within FROM..TO where some of the first NC
+ * columns of ALL (each ROWS long) has a value, marked in KEEP; how many. */
+static size_t keep_rows(const double *t, size_t rows, const double *all, size_t nc, double from,
+                        double to, char *keep)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < rows; k++) {
+        if (t[k] < from || t[k] > to)
+            continue;
+        for (size_t c = 0; c < nc; c++)
+            if (!isnan(all[c * rows + k]))
+                keep[k] = 1;
+        n += keep[k];
+    }
+    return n;
+}
+
 /* An input's value at each of its N rows (V, NaN where it has no
  * sample) for the interval to the next row, over the whole run before
  * the window is cut (the window's first rows have the value set before
@@ -118,12 +135,11 @@ int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    for (size_t c = 0; c < nc; c++) {
-        const char *spec = c < nu ? inputs[c] : c < nu + ns ? sensors[c - nu] : ambient;
-        const char *role = c < nu ? "input" : c < nu + ns ? "sensor" : "ambient";
-        if (!(cols[c] = one_column(run, spec, role, err, errlen)))
+    for (size_t c = 0; c < nc; c++)
+        if (!(cols[c] = one_column(run, c < nu ? inputs[c] : c < nu + ns ? sensors[c - nu] : ambient,
+                                   c < nu ? "input" : c < nu + ns ? "sensor" : "ambient", err,
+                                   errlen)))
             goto out;
-    }
     /* every column onto the run's rows, then the rows kept */
     all = malloc(nc * (rows ? rows : 1) * sizeof *all);
     keep = calloc(rows ? rows : 1, 1);
@@ -134,15 +150,7 @@ int tb_ident_run_extract(const tb_run *run, const char *const *inputs, size_t nu
     }
     for (size_t c = 0; c < nc; c++)
         onto_rows(cols[c], time->t, rows, all + c * rows);
-    size_t n = 0;
-    for (size_t k = 0; k < rows; k++) {
-        if (time->t[k] < from || time->t[k] > to)
-            continue;
-        for (size_t c = 0; c < nu + ns; c++)
-            if (!isnan(all[c * rows + k]))
-                keep[k] = 1;
-        n += keep[k];
-    }
+    size_t n = keep_rows(time->t, rows, all, nu + ns, from, to, keep);
     for (size_t c = 0; c < nu; c++)
         hold_input(all + c * rows, rows, averaged & (1u << c));
     if (n < 3) {
