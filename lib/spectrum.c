@@ -43,6 +43,70 @@ static double lcurve_lambda(const gsl_matrix *A, const gsl_vector *b)
     return lambda;
 }
 
+/* SP's peaks: runs of stages with R, each summed, split at a valley
+ * under a third of the run's top so far. */
+static void find_peaks(tb_spectrum *sp)
+{
+    size_t p = sp->n;
+    double total = sp->r_total;
+    for (size_t j = 0; j < p && sp->npeaks < TB_SPECTRUM_MAX_PEAKS;) {
+        if (!(sp->r[j] > 1e-6 * total)) {
+            j++;
+            continue;
+        }
+        double sum = 0, lsum = 0, top = 0;
+        for (; j < p && sp->r[j] > 1e-6 * total; j++) {
+            sum += sp->r[j];
+            lsum += sp->r[j] * log(sp->tau[j]);
+            top = fmax(top, sp->r[j]);
+            if (j > 0 && j + 1 < p && sp->r[j] < sp->r[j - 1] && sp->r[j] < sp->r[j + 1] &&
+                sp->r[j] < top / 3) {
+                j++;
+                break;
+            }
+        }
+        sp->peak_r[sp->npeaks] = sum;
+        sp->peak_tau[sp->npeaks++] = exp(lsum / sum);
+    }
+}
+
+/* SP's structure function: the Cauer ladder of its stages, summed.  0,
+ * or -1 when memory runs out. */
+static int structure_function(tb_spectrum *sp)
+{
+    size_t p = sp->n, k = 0;
+    double total = sp->r_total;
+    double *tau = malloc(p * sizeof *tau), *gain = malloc(p * sizeof *gain);
+    sp->cum_r = malloc(p * sizeof *sp->cum_r);
+    sp->cum_c = malloc(p * sizeof *sp->cum_c);
+    if (!tau || !gain || !sp->cum_r || !sp->cum_c) {
+        free(tau);
+        free(gain);
+        return -1;
+    }
+    for (size_t j = 0; j < p; j++)
+        if (sp->r[j] > 1e-9 * total) {
+            tau[k] = sp->tau[j];
+            gain[k++] = sp->r[j];
+        }
+    ssize_t stages = k ? tb_cauer_ladder(tau, gain, k, sp->cum_r, sp->cum_c) : -1;
+    free(tau);
+    free(gain);
+    if (stages <= 0) {
+        sp->flags |= TB_SPECTRUM_LADDER_INEXACT;
+        return 0;
+    }
+    sp->nladder = (size_t)stages;
+    for (size_t s = 1; s < sp->nladder; s++) {
+        sp->cum_r[s] += sp->cum_r[s - 1];
+        sp->cum_c[s] += sp->cum_c[s - 1];
+    }
+    /* a ladder that does not add up to the spectrum lost precision */
+    if (fabs(sp->cum_r[sp->nladder - 1] / total - 1) > 0.01)
+        sp->flags |= TB_SPECTRUM_LADDER_INEXACT;
+    return 0;
+}
+
 int tb_thermal_spectrum(const tb_zth_point *z, size_t nz, double period, double duration,
                         int per_decade, tb_spectrum *sp, char *err, size_t errlen)
 {
@@ -107,59 +171,12 @@ int tb_thermal_spectrum(const tb_zth_point *z, size_t nz, double period, double 
             outside += sp->r[j];
     }
     sp->r_total = total;
-    /* the peaks: runs of stages with R, each summed, split at a valley
-     * under a third of the run's top so far */
-    for (size_t j = 0; j < p && sp->npeaks < TB_SPECTRUM_MAX_PEAKS;) {
-        if (!(sp->r[j] > 1e-6 * total)) {
-            j++;
-            continue;
-        }
-        double sum = 0, lsum = 0, top = 0;
-        for (; j < p && sp->r[j] > 1e-6 * total; j++) {
-            sum += sp->r[j];
-            lsum += sp->r[j] * log(sp->tau[j]);
-            top = fmax(top, sp->r[j]);
-            if (j > 0 && j + 1 < p && sp->r[j] < sp->r[j - 1] && sp->r[j] < sp->r[j + 1] &&
-                sp->r[j] < top / 3) {
-                j++;
-                break;
-            }
-        }
-        sp->peak_r[sp->npeaks] = sum;
-        sp->peak_tau[sp->npeaks++] = exp(lsum / sum);
-    }
+    find_peaks(sp);
     if (total > 0 && outside > 0.05 * total)
         sp->flags |= TB_SPECTRUM_UNRESOLVED;
-    /* the structure function: the ladder of the spectrum's stages */
-    size_t k = 0;
-    double *tau = malloc(p * sizeof *tau), *gain = malloc(p * sizeof *gain);
-    sp->cum_r = malloc(p * sizeof *sp->cum_r);
-    sp->cum_c = malloc(p * sizeof *sp->cum_c);
-    if (!tau || !gain || !sp->cum_r || !sp->cum_c) {
-        free(tau);
-        free(gain);
+    if (structure_function(sp) < 0) {
         snprintf(err, errlen, "out of memory");
         goto out;
-    }
-    for (size_t j = 0; j < p; j++)
-        if (sp->r[j] > 1e-9 * total) {
-            tau[k] = sp->tau[j];
-            gain[k++] = sp->r[j];
-        }
-    ssize_t stages = k ? tb_cauer_ladder(tau, gain, k, sp->cum_r, sp->cum_c) : -1;
-    free(tau);
-    free(gain);
-    if (stages > 0) {
-        sp->nladder = (size_t)stages;
-        for (size_t s = 1; s < sp->nladder; s++) {
-            sp->cum_r[s] += sp->cum_r[s - 1];
-            sp->cum_c[s] += sp->cum_c[s - 1];
-        }
-        /* a ladder that does not add up to the spectrum lost precision */
-        if (fabs(sp->cum_r[sp->nladder - 1] / total - 1) > 0.01)
-            sp->flags |= TB_SPECTRUM_LADDER_INEXACT;
-    } else {
-        sp->flags |= TB_SPECTRUM_LADDER_INEXACT;
     }
     rc = 0;
 out:
