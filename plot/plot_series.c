@@ -252,6 +252,104 @@ static void draw_raw_page(void *ctx)
     legend_free(&lg);
 }
 
+/* The ambient column, added to the N columns of IDX (room for one more)
+ * when temperatures are drawn without it; its index, or 0 without one. */
+static size_t with_ambient(const tb_run *run, size_t *idx, size_t *n)
+{
+    size_t amb = 0;
+    for (size_t i = 1; i < tb_run_ncolumns(run); i++)
+        if (strcasestr(tb_run_column(run, i)->name, "ambient"))
+            amb = i;
+    int has_amb = 0, has_temp = 0;
+    for (size_t k = 0; k < *n; k++) {
+        has_amb |= idx[k] == amb;
+        has_temp |= strcmp(tb_run_column(run, idx[k])->unit, "°C") == 0;
+    }
+    if (amb && !has_amb && has_temp && strcmp(tb_run_column(run, amb)->unit, "°C") == 0)
+        idx[(*n)++] = amb;
+    return amb;
+}
+
+/* The units of the N series, one an axis, into UNITS.  0, or -1 (said)
+ * for more than two. */
+static int axis_units(const struct series *se, size_t n, const char *units[2], const char *path)
+{
+    for (size_t k = 0; k < n; k++) {
+        const char *u = se[k].unit;
+        if ((units[0] && strcmp(units[0], u) == 0) || (units[1] && strcmp(units[1], u) == 0))
+            continue;
+        if (!units[0]) {
+            units[0] = u;
+        } else if (!units[1]) {
+            units[1] = u;
+        } else {
+            fprintf(stderr, "tb-plot: %s: columns in more than two units (%s, %s, %s): "
+                    "choose columns of at most two\n", path, *units[0] ? units[0] : "none",
+                    *units[1] ? units[1] : "none", *u ? u : "none");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The time span T and each axis's values LO..HI of the N series within
+ * the window; 0, or -1 when it holds no point. */
+static int data_range(const struct plot_settings *s, const struct series *se, size_t n,
+                      const char *unit0, double t[2], double lo[2], double hi[2])
+{
+    t[0] = lo[0] = lo[1] = INFINITY;
+    t[1] = hi[0] = hi[1] = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        int axis = strcmp(se[k].unit, unit0) == 0 ? 0 : 1;
+        for (size_t i = 0; i < se[k].n; i++) {
+            if (se[k].t[i] < s->m.from || se[k].t[i] > s->m.to)
+                continue;
+            t[0] = fmin(t[0], se[k].t[i]);
+            t[1] = fmax(t[1], se[k].t[i]);
+            lo[axis] = fmin(lo[axis], se[k].v[i]);
+            hi[axis] = fmax(hi[axis], se[k].v[i]);
+        }
+    }
+    return isfinite(t[0]) ? 0 : -1;
+}
+
+/* Each axis of PAGE scaled to a readable unit, padded, labelled: the
+ * column, or the quantity of its columns, and the unit. */
+static void scale_axes(struct raw_page *page, const char *units[2])
+{
+    const char *shown[2] = {units[0], units[1]};
+    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
+        page->vscale[a] = unit_scale(units[a], fmax(fabs(page->lo[a]), fabs(page->hi[a])), &shown[a]);
+        page->lo[a] /= page->vscale[a];
+        page->hi[a] /= page->vscale[a];
+        /* The right axis spans at least a tenth of its level: a work rate
+         * steady to 0.1 % is drawn flat, not as swings over the height. */
+        double level = fmax(fabs(page->lo[a]), fabs(page->hi[a]));
+        if (a == 1 && page->hi[a] - page->lo[a] < 0.1 * level) {
+            double mid = (page->lo[a] + page->hi[a]) / 2;
+            page->lo[a] = mid - 0.05 * level;
+            page->hi[a] = mid + 0.05 * level;
+        }
+        padded_range(&page->lo[a], &page->hi[a]);
+    }
+    if (units[1])   /* the right axis's floor clear of the left's (a frequency's of the ambient) */
+        page->lo[1] -= (page->hi[1] - page->lo[1]) * 0.08;
+    for (int a = 0; a < 2; a++) {
+        const char *only = NULL;
+        size_t on_axis = 0;
+        for (size_t k = 0; units[a] && k < page->n; k++)
+            if (strcmp(page->se[k].unit, units[a]) == 0 && page->idx[k] != page->amb) {
+                only = page->se[k].label;
+                on_axis++;
+            }
+        const char *what = on_axis == 1 ? only : quantity_of(units[a]);
+        if (shown[a] && *shown[a])
+            snprintf(page->ylabel[a], sizeof page->ylabel[a], "%s (%s)", what, shown[a]);
+        else
+            snprintf(page->ylabel[a], sizeof page->ylabel[a], "%s", what);
+    }
+}
+
 int plot_raw(const struct plot_settings *s, const char *path)
 {
     size_t *idx, n;
@@ -262,17 +360,7 @@ int plot_raw(const struct plot_settings *s, const char *path)
     if (!run)
         return TB_EXIT_INPUT;
     /* Draw the ambient too when there is one and temperatures are shown. */
-    size_t amb = 0;
-    for (size_t i = 1; i < tb_run_ncolumns(run); i++)
-        if (strcasestr(tb_run_column(run, i)->name, "ambient"))
-            amb = i;
-    int has_amb = 0, has_temp = 0;
-    for (size_t k = 0; k < n; k++) {
-        has_amb |= idx[k] == amb;
-        has_temp |= strcmp(tb_run_column(run, idx[k])->unit, "°C") == 0;
-    }
-    if (amb && !has_amb && has_temp && strcmp(tb_run_column(run, amb)->unit, "°C") == 0)
-        idx[n++] = amb;
+    size_t amb = with_ambient(run, idx, &n);
     struct series *se = calloc(n ? n : 1, sizeof *se);
     if (!se) {
         fprintf(stderr, "tb-plot: out of memory\n");
@@ -287,86 +375,25 @@ int plot_raw(const struct plot_settings *s, const char *path)
             goto done;
         }
     }
-    for (size_t k = 0; k < n; k++) {
-        const char *u = se[k].unit;
-        if (units[0] && strcmp(units[0], u) == 0)
-            continue;
-        if (units[1] && strcmp(units[1], u) == 0)
-            continue;
-        if (!units[0]) {
-            units[0] = u;
-        } else if (!units[1]) {
-            units[1] = u;
-        } else {
-            fprintf(stderr, "tb-plot: %s: columns in more than two units (%s, %s, %s): "
-                    "choose columns of at most two\n", path, *units[0] ? units[0] : "none",
-                    *units[1] ? units[1] : "none", *u ? u : "none");
-            status = TB_EXIT_INPUT;
-            goto done;
-        }
+    double t[2];
+    struct raw_page page = {s, path, se, n, idx, amb, {units[0], units[1]}, {0, 0}, {0, 0},
+                            {1, 1}, 0, 0, 1, NULL, {""}};
+    if (axis_units(se, n, units, path) < 0) {
+        status = TB_EXIT_INPUT;
+        goto done;
     }
-
-    double t_min = INFINITY, t_max = -INFINITY, lo[2] = {INFINITY, INFINITY},
-           hi[2] = {-INFINITY, -INFINITY};
-    for (size_t k = 0; k < n; k++) {
-        int axis = strcmp(se[k].unit, units[0]) == 0 ? 0 : 1;
-        for (size_t i = 0; i < se[k].n; i++) {
-            if (se[k].t[i] < s->m.from || se[k].t[i] > s->m.to)
-                continue;
-            t_min = fmin(t_min, se[k].t[i]);
-            t_max = fmax(t_max, se[k].t[i]);
-            lo[axis] = fmin(lo[axis], se[k].v[i]);
-            hi[axis] = fmax(hi[axis], se[k].v[i]);
-        }
-    }
-    if (!isfinite(t_min)) {
+    if (data_range(s, se, n, units[0], t, page.lo, page.hi) < 0) {
         fprintf(stderr, "tb-plot: %s: no points to draw in the window\n", path);
         status = TB_EXIT_INPUT;
         goto done;
     }
-    const char *xlabel;
-    double scale = time_scale(t_max - t_min, &xlabel);
-    double t_lo = t_min / scale, t_hi = t_max / scale;
-    padded_range(&t_lo, &t_hi);
-    double vscale[2] = {1, 1};
-    const char *shown[2] = {units[0], units[1]};
-    for (int a = 0; a < (units[1] ? 2 : 1); a++) {
-        vscale[a] = unit_scale(units[a], fmax(fabs(lo[a]), fabs(hi[a])), &shown[a]);
-        lo[a] /= vscale[a];
-        hi[a] /= vscale[a];
-        /* The right axis spans at least a tenth of its level: a work rate
-         * steady to 0.1 % is drawn flat, not as swings over the height. */
-        double level = fmax(fabs(lo[a]), fabs(hi[a]));
-        if (a == 1 && hi[a] - lo[a] < 0.1 * level) {
-            double mid = (lo[a] + hi[a]) / 2;
-            lo[a] = mid - 0.05 * level;
-            hi[a] = mid + 0.05 * level;
-        }
-        padded_range(&lo[a], &hi[a]);
-    }
-    if (units[1])   /* the right axis's floor clear of the left's (a frequency's of the ambient) */
-        lo[1] -= (hi[1] - lo[1]) * 0.08;
-
-    /* each axis names what it shows: the column, or the quantity of its
-     * columns, and the unit */
-    char ylabel[2][192];
-    for (int a = 0; a < 2; a++) {
-        const char *only = NULL;
-        size_t on_axis = 0;
-        for (size_t k = 0; units[a] && k < n; k++)
-            if (strcmp(se[k].unit, units[a]) == 0 && idx[k] != amb) {
-                only = se[k].label;
-                on_axis++;
-            }
-        const char *what = on_axis == 1 ? only : quantity_of(units[a]);
-        if (shown[a] && *shown[a])
-            snprintf(ylabel[a], sizeof ylabel[a], "%s (%s)", what, shown[a]);
-        else
-            snprintf(ylabel[a], sizeof ylabel[a], "%s", what);
-    }
-    struct raw_page page = {s, path, se, n, idx, amb, {units[0], units[1]}, {lo[0], lo[1]},
-                            {hi[0], hi[1]}, {vscale[0], vscale[1]}, t_lo, t_hi, scale, xlabel, {""}};
-    memcpy(page.ylabel, ylabel, sizeof ylabel);
+    page.units[0] = units[0];
+    page.units[1] = units[1];
+    page.scale = time_scale(t[1] - t[0], &page.xlabel);
+    page.t_lo = t[0] / page.scale;
+    page.t_hi = t[1] / page.scale;
+    padded_range(&page.t_lo, &page.t_hi);
+    scale_axes(&page, units);
     figure_draw(&s->fig, 1, draw_raw_page, &page);
 done:
     for (size_t k = 0; k < n; k++)
