@@ -774,16 +774,132 @@ static int apply_thermal(const struct plan *p, const struct plan_run *r, struct 
     return 0;
 }
 
+/* Run I of TODO's line: what it sweeps, the sensor now, the time left
+ * (from the STARTED runs since T0, or the plan's time). */
+static void announce_run(const struct plan *p, size_t i, const char *sensor, size_t started,
+                         size_t todo, double t0)
+{
+    char a[64], what[1024];
+    describe_run(p, i, what, sizeof what);
+    fprintf(stderr, "tb-series: run %zu of %zu (%s): %s", i + 1, p->nruns, p->runs[i].name, what);
+    double now_temp = sensor[0] ? read_celsius(sensor) : NAN;
+    if (isfinite(now_temp))
+        fprintf(stderr, "; %.1f °C", now_temp);
+    if (started > 0) {
+        double per = (now_s() - t0) / (double)started;
+        fprintf(stderr, "; about %s left", say_duration(per * (double)(todo - started), a, sizeof a));
+    } else if (p->time_s > 0) {
+        fprintf(stderr, "; at least %s left", say_duration(p->time_s * (double)todo, a, sizeof a));
+    }
+    fputc('\n', stderr);
+}
+
+/* The board set for run I: its CPU frequency (KHZ_NOW, the one set),
+ * its thermal settings (TZ_LAST), the cool-down (*WAITED s to
+ * *START_TEMP).  -1, or the exit status (said). */
+static int prepare_run(const struct plan *p, size_t i, const struct settings *s,
+                       struct cpufreq *cf, struct tz *tz, char tz_last[][128],
+                       uint64_t *khz_now, const char *sensor, double *waited, double *start_temp)
+{
+    char a[64], err[1024];
+    const struct plan_run *r = &p->runs[i];
+    const char *freq = plan_value(p, r, "freq");
+    if (freq) {
+        uint64_t khz = plan_parse_frequency(freq);
+        if (khz != *khz_now) {
+            if (cpufreq_set(cf, khz, err, sizeof err) < 0) {
+                fprintf(stderr, "tb-series: %s\n", err);
+                return SERIES_EXIT_SYSTEM;
+            }
+            *khz_now = khz;
+        }
+    }
+    if (apply_thermal(p, r, tz, tz_last) < 0)
+        return SERIES_EXIT_SYSTEM;
+    *waited = 0;
+    *start_temp = NAN;
+    if (p->has_cooldown && cool_down(p, sensor, s, waited, start_temp) < 0)
+        return stop_signal ? 128 + stop_signal : SERIES_EXIT_SYSTEM;
+    if (p->has_cooldown && isfinite(*start_temp))
+        fprintf(stderr, "tb-series: cooled %s to %.1f °C\n", say_duration(*waited, a, sizeof a),
+                *start_temp);
+    else if (p->has_cooldown)
+        fprintf(stderr, "tb-series: paused %s\n", say_duration(*waited, a, sizeof a));
+    return -1;
+}
+
+/* Run I recorded into DIR/NAME.csv (through .part), journalled as started
+ * and done, counted in T.  -1 (also when a signal cut it: its start has
+ * no done, and it is run again), or the exit status that stops the
+ * series (said). */
+static int record_run(const struct plan *p, size_t i, const struct settings *s, const char *dir,
+                      struct journal *j, const char *recorder, double waited, double start_temp,
+                      struct tally *t)
+{
+    const struct plan_run *r = &p->runs[i];
+    char part[4096], final[4096];
+    snprintf(part, sizeof part, "%s/%s.csv.part", dir, r->name);
+    snprintf(final, sizeof final, "%s/%s.csv", dir, r->name);
+    unlink(part);   /* what a cut run left */
+    char **argv = recorder_argv(p, i, s, recorder, part, waited, start_temp);
+    if (!argv) {
+        fputs("tb-series: out of memory\n", stderr);
+        return SERIES_EXIT_SYSTEM;
+    }
+    if (s->verbose) {
+        fputs("tb-series:", stderr);
+        for (char **w = argv; *w; w++)
+            fprintf(stderr, " %s", *w);
+        fputc('\n', stderr);
+    }
+    if (journal_write(j, "start %s", r->name) < 0) {
+        fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
+        plan_free_words(argv);
+        return SERIES_EXIT_SYSTEM;
+    }
+    int ws = run_recorder(argv);
+    plan_free_words(argv);
+    if (stop_signal)
+        return -1;
+    int code = ws < 0 ? 127 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (code == SERIES_RECORDER_READER_GONE) {
+        /* tb-record -O -'s reader had its answer (tb-record-until and
+         * the host's tb-fit --follow --until): a run done */
+        fprintf(stderr, "tb-series: run %s: stopped by its reader\n", r->name);
+        code = 0;
+    }
+    if (ws < 0 || code == 125 || access(part, F_OK) < 0) {
+        /* the recorder, not the benchmark: the next runs would fail alike */
+        fprintf(stderr, "tb-series: run %s: %s failed (exit status %d); the series stops\n",
+                r->name, recorder, code);
+        return SERIES_EXIT_SYSTEM;
+    }
+    if (rename(part, final) < 0) {
+        fprintf(stderr, "tb-series: %s: %s\n", final, strerror(errno));
+        return SERIES_EXIT_SYSTEM;
+    }
+    sync_dir(dir);
+    if (journal_write(j, "done %s %d", r->name, code) < 0) {
+        fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
+        return SERIES_EXIT_SYSTEM;
+    }
+    t->done++;
+    if (code != 0) {
+        fprintf(stderr, "tb-series: run %s: the benchmark exited with status %d\n", r->name, code);
+        tally_failed(t, r->name, code);
+    }
+    return -1;
+}
+
 static int run_series(struct plan *p, const struct settings *s, const char *dir,
                       struct journal *j, struct cpufreq *cf, struct tz *tz,
                       const char *recorder, const char *sensor, struct tally *t)
 {
     char tz_last[TZ_MAX_SETTINGS][128] = {{0}};
-    char a[64], what[1024], err[1024];
     double series_t0 = now_s();
     size_t todo = 0, started = 0;
     uint64_t khz_now = 0;
-    int status;
+    int status, rc;
 
     for (size_t i = 0; i < p->nruns; i++)
         if (!journal_is_done(j, p->runs[i].name, &status) || (s->retry_failed && status != 0))
@@ -796,93 +912,14 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
                 tally_failed(t, r->name, status);
             continue;
         }
-        describe_run(p, i, what, sizeof what);
-        fprintf(stderr, "tb-series: run %zu of %zu (%s): %s", i + 1, p->nruns, r->name, what);
-        double now_temp = sensor[0] ? read_celsius(sensor) : NAN;
-        if (isfinite(now_temp))
-            fprintf(stderr, "; %.1f °C", now_temp);
-        if (started > 0) {
-            double per = (now_s() - series_t0) / (double)started;
-            fprintf(stderr, "; about %s left", say_duration(per * (double)(todo - started), a, sizeof a));
-        } else if (p->time_s > 0) {
-            fprintf(stderr, "; at least %s left", say_duration(p->time_s * (double)todo, a, sizeof a));
-        }
-        fputc('\n', stderr);
-
-        const char *freq = plan_value(p, r, "freq");
-        if (freq) {
-            uint64_t khz = plan_parse_frequency(freq);
-            if (khz != khz_now) {
-                if (cpufreq_set(cf, khz, err, sizeof err) < 0) {
-                    fprintf(stderr, "tb-series: %s\n", err);
-                    return SERIES_EXIT_SYSTEM;
-                }
-                khz_now = khz;
-            }
-        }
-        if (apply_thermal(p, r, tz, tz_last) < 0)
-            return SERIES_EXIT_SYSTEM;
-        double waited = 0, start_temp = NAN;
-        if (p->has_cooldown && cool_down(p, sensor, s, &waited, &start_temp) < 0)
-            return stop_signal ? 128 + stop_signal : SERIES_EXIT_SYSTEM;
-        if (p->has_cooldown && isfinite(start_temp))
-            fprintf(stderr, "tb-series: cooled %s to %.1f °C\n", say_duration(waited, a, sizeof a),
-                    start_temp);
-        else if (p->has_cooldown)
-            fprintf(stderr, "tb-series: paused %s\n", say_duration(waited, a, sizeof a));
-
-        char part[4096], final[4096];
-        snprintf(part, sizeof part, "%s/%s.csv.part", dir, r->name);
-        snprintf(final, sizeof final, "%s/%s.csv", dir, r->name);
-        unlink(part);   /* what a cut run left */
-        char **argv = recorder_argv(p, i, s, recorder, part, waited, start_temp);
-        if (!argv) {
-            fputs("tb-series: out of memory\n", stderr);
-            return SERIES_EXIT_SYSTEM;
-        }
-        if (s->verbose) {
-            fputs("tb-series:", stderr);
-            for (char **w = argv; *w; w++)
-                fprintf(stderr, " %s", *w);
-            fputc('\n', stderr);
-        }
-        if (journal_write(j, "start %s", r->name) < 0) {
-            fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
-            plan_free_words(argv);
-            return SERIES_EXIT_SYSTEM;
-        }
+        announce_run(p, i, sensor, started, todo, series_t0);
+        double waited, start_temp;
+        if ((rc = prepare_run(p, i, s, cf, tz, tz_last, &khz_now, sensor, &waited,
+                              &start_temp)) >= 0)
+            return rc;
         started++;
-        int ws = run_recorder(argv);
-        plan_free_words(argv);
-        if (stop_signal)
-            break;   /* cut: its start has no done, and it is run again */
-        int code = ws < 0 ? 127 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-        if (code == SERIES_RECORDER_READER_GONE) {
-            /* tb-record -O -'s reader had its answer (tb-record-until and
-             * the host's tb-fit --follow --until): a run done */
-            fprintf(stderr, "tb-series: run %s: stopped by its reader\n", r->name);
-            code = 0;
-        }
-        if (ws < 0 || code == 125 || access(part, F_OK) < 0) {
-            /* the recorder, not the benchmark: the next runs would fail alike */
-            fprintf(stderr, "tb-series: run %s: %s failed (exit status %d); the series stops\n",
-                    r->name, recorder, code);
-            return SERIES_EXIT_SYSTEM;
-        }
-        if (rename(part, final) < 0) {
-            fprintf(stderr, "tb-series: %s: %s\n", final, strerror(errno));
-            return SERIES_EXIT_SYSTEM;
-        }
-        sync_dir(dir);
-        if (journal_write(j, "done %s %d", r->name, code) < 0) {
-            fprintf(stderr, "tb-series: %s: %s\n", j->path, strerror(errno));
-            return SERIES_EXIT_SYSTEM;
-        }
-        t->done++;
-        if (code != 0) {
-            fprintf(stderr, "tb-series: run %s: the benchmark exited with status %d\n", r->name, code);
-            tally_failed(t, r->name, code);
-        }
+        if ((rc = record_run(p, i, s, dir, j, recorder, waited, start_temp, t)) >= 0)
+            return rc;
     }
     return stop_signal ? 128 + stop_signal : t->failed ? SERIES_EXIT_FAILED : SERIES_EXIT_OK;
 }
