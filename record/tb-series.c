@@ -924,6 +924,59 @@ static int run_series(struct plan *p, const struct settings *s, const char *dir,
     return stop_signal ? 128 + stop_signal : t->failed ? SERIES_EXIT_FAILED : SERIES_EXIT_OK;
 }
 
+/* The sensor a cool-down reads into SENSOR (SIZE bytes).  A cool-down to
+ * a temperature or rate needs it; otherwise it only says the temperature
+ * each run starts at, where there is one (SENSOR empty where not).  0,
+ * or -1 (said). */
+static int find_cool_sensor(const struct plan *p, const struct settings *s, char *sensor,
+                            size_t size)
+{
+    char err[PLAN_ERRMAX + 512];
+    int pause = !p->has_cooldown || (isnan(p->cool_temp) && isnan(p->cool_rate));
+    if (cool_sensor_path(p, s->sysfs_root, sensor, size, err, sizeof err) == 0 &&
+        !isnan(read_celsius(sensor)))
+        return 0;
+    if (!pause) {
+        if (sensor[0])
+            fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n", sensor);
+        else
+            fprintf(stderr, "tb-series: %s\n", err);
+        return -1;
+    }
+    sensor[0] = '\0';
+    return 0;
+}
+
+/* The CPU frequencies (CF, with FREQ) and thermal settings (TZ, with
+ * THERMAL) the series changed given back, and the journal told.  0, or -1 (said). */
+static int give_back(struct journal *j, struct cpufreq *cf, int freq, struct tz *tz, int thermal)
+{
+    char err[1024];
+    int given = 1;
+    if (freq && cpufreq_restore(cf, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-series: cpufreq not given back: %s\n", err);
+        given = 0;
+    }
+    if (thermal && tz_restore(tz, err, sizeof err) < 0) {
+        fprintf(stderr, "tb-series: the thermal zone's settings not given back: %s\n", err);
+        given = 0;
+    }
+    return given && journal_restored(j, cf, tz) == 0 ? 0 : -1;
+}
+
+/* The series' end: runs done now and before, failed, to do. */
+static void say_tally(const struct plan *p, const struct tally *t, const char *dir)
+{
+    fprintf(stderr, "tb-series: %zu runs: %zu done now, %zu done before", p->nruns, t->done, t->before);
+    if (t->failed)
+        fprintf(stderr, ", %zu failed (%s: exit status %d)", t->failed, t->first_failed, t->first_status);
+    if (t->done + t->before < p->nruns)
+        fprintf(stderr, ", %zu to do", p->nruns - t->done - t->before);
+    fprintf(stderr, "; in %s\n", dir);
+    if (stop_signal)
+        fprintf(stderr, "tb-series: stopped by signal %d; run it again to go on\n", (int)stop_signal);
+}
+
 int main(int argc, char **argv)
 {
     struct settings s = {0};
@@ -972,23 +1025,8 @@ int main(int argc, char **argv)
         rc = dry_run(&p, dir);
         goto out;
     }
-    {
-        /* a cool-down to a temperature or rate needs its sensor; otherwise
-         * it only says the temperature each run starts at, where there is one */
-        int pause = !p.has_cooldown || (isnan(p.cool_temp) && isnan(p.cool_rate));
-        if (cool_sensor_path(&p, s.sysfs_root, sensor, sizeof sensor, err, sizeof err) < 0 ||
-            isnan(read_celsius(sensor))) {
-            if (!pause) {
-                if (sensor[0])
-                    fprintf(stderr, "tb-series: %s: cannot read a temperature for the cool-down\n",
-                            sensor);
-                else
-                    fprintf(stderr, "tb-series: %s\n", err);
-                goto out;
-            }
-            sensor[0] = '\0';
-        }
-    }
+    if (find_cool_sensor(&p, &s, sensor, sizeof sensor) < 0)
+        goto out;
     int opened = journal_open(&j, dir, p.hash, p.nruns, s.restart, err, sizeof err);
     if (opened < 0) {
         fprintf(stderr, "tb-series: %s\n", err);
@@ -1012,27 +1050,9 @@ int main(int argc, char **argv)
 
     struct tally t = {0};
     rc = run_series(&p, &s, dir, &j, &cf, &tz, recorder, sensor, &t);
-    if (has_freq || has_thermal) {
-        int given = 1;
-        if (has_freq && cpufreq_restore(&cf, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-series: cpufreq not given back: %s\n", err);
-            given = 0;
-        }
-        if (has_thermal && tz_restore(&tz, err, sizeof err) < 0) {
-            fprintf(stderr, "tb-series: the thermal zone's settings not given back: %s\n", err);
-            given = 0;
-        }
-        if (!given || journal_restored(&j, &cf, &tz) < 0)
-            rc = SERIES_EXIT_SYSTEM;
-    }
-    fprintf(stderr, "tb-series: %zu runs: %zu done now, %zu done before", p.nruns, t.done, t.before);
-    if (t.failed)
-        fprintf(stderr, ", %zu failed (%s: exit status %d)", t.failed, t.first_failed, t.first_status);
-    if (t.done + t.before < p.nruns)
-        fprintf(stderr, ", %zu to do", p.nruns - t.done - t.before);
-    fprintf(stderr, "; in %s\n", dir);
-    if (stop_signal)
-        fprintf(stderr, "tb-series: stopped by signal %d; run it again to go on\n", (int)stop_signal);
+    if ((has_freq || has_thermal) && give_back(&j, &cf, has_freq, &tz, has_thermal) < 0)
+        rc = SERIES_EXIT_SYSTEM;
+    say_tally(&p, &t, dir);
 out:
     journal_close(&j);
     cpufreq_close(&cf);
