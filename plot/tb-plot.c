@@ -184,6 +184,59 @@ static const struct option own_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The figures of many runs' results: compare, sweep, tradeoff. */
+static int results_option(int c, const char *arg, struct plot_settings *s)
+{
+    switch (c) {
+    case OPT_GROUP_BY: {
+        struct tb_grouping g;
+        char why[512];
+        int bad = tb_grouping_init(&g, arg, NULL, why, sizeof why) < 0;
+        tb_grouping_free(&g);
+        if (bad)
+            return usage_error("%s", why);
+        s->group_by = arg;
+        break;
+    }
+    case OPT_GROUP_ORDER: s->group_order = arg; break;
+    case OPT_X:
+        if (strcmp(arg, "peak") == 0 || strcmp(arg, "above") == 0) {
+            s->tradeoff_x = arg;
+            break;
+        }
+        if (strncmp(arg, "meta:", 5) != 0 || !arg[5] || strchr(arg, ','))
+            return usage_error("--x wants meta:KEY, one key (sweep), or peak or above "
+                               "(tradeoff), not '%s'", arg);
+        s->sweep_x = arg;
+        break;
+    case OPT_Y:
+        if (strcmp(arg, "tinf") && strcmp(arg, "ops") &&
+            !(strncmp(arg, "tau", 3) == 0 && arg[3] >= '1' && arg[3] <= '4' && !arg[4]) &&
+            !(strncmp(arg, "mean:", 5) == 0 && arg[5]))
+            return usage_error("--y wants tinf, tau1 to tau4, ops or mean:COLUMN, not '%s'", arg);
+        s->sweep_y = arg;
+        break;
+    case OPT_OPS: s->ops = 1; break;
+    case OPT_BASELINE: s->baseline = arg; break;
+    case OPT_INCLUDE_FLAGGED: s->include_flagged = 1; break;
+    case OPT_LIMIT:
+        if (tb_cli_quantity_or_number(arg, "C", &s->limit) < 0 || !isfinite(s->limit))
+            return usage_error("--limit wants a temperature, such as 60C, not '%s'", arg);
+        break;
+    case OPT_THRESHOLD:
+        if (tb_cli_number(arg, &s->threshold) < 0 || !(s->threshold >= 0))
+            return usage_error("--threshold wants °C, not '%s'", arg);
+        break;
+    case OPT_VERDICT:
+        if (!strchr(arg, '=') || arg[0] == '=')
+            return usage_error("--verdict wants GROUP=WORD, not '%s'", arg);
+        if (tb_cli_push(&s->verdicts, &s->nverdicts, arg) < 0)
+            return usage_error("%s", "out of memory");
+        break;
+    }
+    return -1;
+}
+
 static int parse_options(int argc, char **argv, struct plot_settings *s, const struct option *options)
 {
     char err[TB_ERRMAX];
@@ -216,51 +269,11 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
                                : tb_cli_tolerance(optarg, &s->tolerance, err, sizeof err)) < 0)
                 return usage_error("%s", err);
             break;
-        case OPT_GROUP_BY:
-        {
-            struct tb_grouping g;
-            char why[512];
-            int bad = tb_grouping_init(&g, optarg, NULL, why, sizeof why) < 0;
-            tb_grouping_free(&g);
-            if (bad)
-                return usage_error("%s", why);
-            s->group_by = optarg;
-        }
-            break;
-        case OPT_GROUP_ORDER: s->group_order = optarg; break;
-        case OPT_X:
-            if (strcmp(optarg, "peak") == 0 || strcmp(optarg, "above") == 0) {
-                s->tradeoff_x = optarg;
-                break;
-            }
-            if (strncmp(optarg, "meta:", 5) != 0 || !optarg[5] || strchr(optarg, ','))
-                return usage_error("--x wants meta:KEY, one key (sweep), or peak or above "
-                                   "(tradeoff), not '%s'", optarg);
-            s->sweep_x = optarg;
-            break;
-        case OPT_Y:
-            if (strcmp(optarg, "tinf") && strcmp(optarg, "ops") &&
-                !(strncmp(optarg, "tau", 3) == 0 && optarg[3] >= '1' && optarg[3] <= '4' && !optarg[4]) &&
-                !(strncmp(optarg, "mean:", 5) == 0 && optarg[5]))
-                return usage_error("--y wants tinf, tau1 to tau4, ops or mean:COLUMN, not '%s'", optarg);
-            s->sweep_y = optarg;
-            break;
-        case OPT_OPS: s->ops = 1; break;
-        case OPT_BASELINE: s->baseline = optarg; break;
-        case OPT_INCLUDE_FLAGGED: s->include_flagged = 1; break;
-        case OPT_LIMIT:
-            if (tb_cli_quantity_or_number(optarg, "C", &s->limit) < 0 || !isfinite(s->limit))
-                return usage_error("--limit wants a temperature, such as 60C, not '%s'", optarg);
-            break;
-        case OPT_THRESHOLD:
-            if (tb_cli_number(optarg, &s->threshold) < 0 || !(s->threshold >= 0))
-                return usage_error("--threshold wants °C, not '%s'", optarg);
-            break;
+        case OPT_GROUP_BY: case OPT_GROUP_ORDER: case OPT_X: case OPT_Y: case OPT_OPS:
+        case OPT_BASELINE: case OPT_INCLUDE_FLAGGED: case OPT_LIMIT: case OPT_THRESHOLD:
         case OPT_VERDICT:
-            if (!strchr(optarg, '=') || optarg[0] == '=')
-                return usage_error("--verdict wants GROUP=WORD, not '%s'", optarg);
-            if (tb_cli_push(&s->verdicts, &s->nverdicts, optarg) < 0)
-                return usage_error("%s", "out of memory");
+            if ((rc = results_option(c, optarg, s)) >= 0)
+                return rc;
             break;
         case OPT_POWER:
             if (tb_cli_power_option(optarg, &s->power, &s->power_step, err, sizeof err) < 0)
@@ -306,12 +319,55 @@ static int is_directory(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* What figure WHAT wants of its NARGS arguments (from ARGV[FIRST]) and
+ * options.  -1, or the exit status (said). */
+static int check_figure(const struct plot_settings *s, const char *what, char **argv, int first,
+                        int nargs)
+{
+    char err[TB_ERRMAX];
+    int status;
+    int tradeoff = strcmp(what, "tradeoff") == 0;
+    int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0 || tradeoff;
+    int thermal = strcmp(what, "zth") == 0 || strcmp(what, "spectrum") == 0;
+    if (nargs < 1)
+        return usage_error("%s", many ? "no results given" : "no run given");
+    if (!many && nargs > 1)
+        return usage_error("one run at a time, not '%s' too", argv[first + 1]);
+    if (!many && is_directory(argv[first])) {
+        fprintf(stderr, "tb-plot: %s: a directory: %s draws one run (compare, sweep and tradeoff take "
+                "directories)\n", argv[first], what);
+        return TB_EXIT_INPUT;
+    }
+    if (strcmp(what, "raw") == 0 && s->ncolumns == 0)
+        return usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
+    if (strcmp(what, "sweep") == 0 && !s->sweep_x)
+        return usage_error("%s", "sweep wants its x axis: --x meta:KEY");
+    if (strcmp(what, "sweep") != 0 && (s->sweep_x || s->sweep_y))
+        return usage_error("%s", tradeoff ? "tradeoff's --x is peak or above"
+                                          : "--x meta:KEY, --by and --y are for the sweep figure");
+    if (!tradeoff && !isnan(s->limit))
+        return usage_error("%s", "--limit is for the tradeoff figure");
+    if (!tradeoff && s->tradeoff_x)
+        return usage_error("--x %s is for the tradeoff figure", s->tradeoff_x);
+    if ((strcmp(what, "ident") == 0) != (s->model != NULL))
+        return usage_error("%s", s->model ? "--model is for the ident figure"
+                                          : "ident wants the model: --model FILE");
+    if (thermal && !s->power && isnan(s->power_step))
+        return usage_error("%s wants the power step: --power COLUMN|POWER", what);
+    if (!thermal && (s->power || !isnan(s->power_step) || !isnan(s->idle_power)))
+        return usage_error("%s", "--power and --idle-power are for the zth and spectrum figures");
+    if ((status = figure_check_output(s->fig.path, err, sizeof err)) != 0) {
+        fprintf(stderr, "tb-plot: %s\n", err);
+        return status;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     struct plot_settings s = {.tolerance = 0.5, .step = 60,
                               .power_step = NAN, .idle_power = NAN, .threshold = NAN,
                               .limit = NAN};
-    char err[TB_ERRMAX];
 
     tb_model_settings_init(&s.m);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -339,44 +395,12 @@ int main(int argc, char **argv)
                            "tradeoff or ident", what);
     }
     int tradeoff = strcmp(what, "tradeoff") == 0;
-    int many = strcmp(what, "compare") == 0 || strcmp(what, "sweep") == 0 || tradeoff;
     int status = parse_arguments(argc - 1, argv + 1, &s);
     int first = optind + 1, nargs = argc - first;
     int thermal = strcmp(what, "zth") == 0 || strcmp(what, "spectrum") == 0;
     s.spectrum = strcmp(what, "spectrum") == 0;
-    if (status < 0) {
-        if (nargs < 1)
-            status = usage_error("%s", many ? "no results given" : "no run given");
-        else if (!many && nargs > 1)
-            status = usage_error("one run at a time, not '%s' too", argv[first + 1]);
-        else if (!many && is_directory(argv[first])) {
-            fprintf(stderr, "tb-plot: %s: a directory: %s draws one run (compare, sweep and tradeoff take "
-                    "directories)\n", argv[first], what);
-            status = TB_EXIT_INPUT;
-        }
-        else if (strcmp(what, "raw") == 0 && s.ncolumns == 0)
-            status = usage_error("%s", "raw wants the columns to draw: -c PATTERN...");
-        else if (strcmp(what, "sweep") == 0 && !s.sweep_x)
-            status = usage_error("%s", "sweep wants its x axis: --x meta:KEY");
-        else if (strcmp(what, "sweep") != 0 && (s.sweep_x || s.sweep_y))
-            status = usage_error("%s", tradeoff ? "tradeoff's --x is peak or above"
-                                                : "--x meta:KEY, --by and --y are for the sweep figure");
-        else if (!tradeoff && !isnan(s.limit))
-            status = usage_error("%s", "--limit is for the tradeoff figure");
-        else if (!tradeoff && s.tradeoff_x)
-            status = usage_error("--x %s is for the tradeoff figure", s.tradeoff_x);
-        else if ((strcmp(what, "ident") == 0) != (s.model != NULL))
-            status = usage_error("%s", s.model ? "--model is for the ident figure"
-                                               : "ident wants the model: --model FILE");
-        else if (thermal && !s.power && isnan(s.power_step))
-            status = usage_error("%s wants the power step: --power COLUMN|POWER", what);
-        else if (!thermal && (s.power || !isnan(s.power_step) || !isnan(s.idle_power)))
-            status = usage_error("%s", "--power and --idle-power are for the zth and spectrum figures");
-        else if ((status = figure_check_output(s.fig.path, err, sizeof err)) != 0)
-            fprintf(stderr, "tb-plot: %s\n", err);
-        else
-            status = -1;   /* no error: go on */
-    }
+    if (status < 0)
+        status = check_figure(&s, what, argv, first, nargs);
     if (status >= 0) {
         free(s.columns);
         free(s.verdicts);
