@@ -472,11 +472,11 @@ static const char *choice_text(const tb_ident_model *m)
     }
 }
 
-static void print_text(const tb_ident_model *m, const struct check *c, size_t nc, double dt,
-                       int fitted)
+/* The text report's first lines: what was fitted (FITTED) or read, how
+ * the modes were chosen, the averaged inputs. */
+static void text_header(const tb_ident_model *m, int fitted)
 {
     size_t nu = m->ninputs, ns = m->nsensors, nm = m->nmodes;
-    int pct = (int)lround(m->level * 100);
     if (fitted) {
         printf("%zu run%s, %zu input%s, %zu sensor%s, %zu values\n", m->nruns,
                m->nruns == 1 ? "" : "s", nu, nu == 1 ? "" : "s", ns, ns == 1 ? "" : "s",
@@ -503,6 +503,63 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
                 printf(" %s", m->inputs[u]);
         putchar('\n');
     }
+}
+
+/* Each flag, in words; for lack of fit, the sensors and what their
+ * residuals suggest. */
+static void text_flags(const tb_ident_model *m)
+{
+    size_t ns = m->nsensors;
+    printf("\nflags:\n");
+    for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1) {
+        if (!(m->flags & f))
+            continue;
+        printf("  %s: %s", tb_ident_flag_name(f), tb_ident_flag_meaning(f));
+        for (size_t i = 0, n = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
+            if (m->lack_of_fit[i])
+                printf("%s%s", n++ ? ", " : "; in ", m->sensors[i]);
+        putchar('\n');
+        /* a sensor that lags the model, by how much */
+        for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
+            /* beyond twice its interval's half-width: the lag test's
+             * own four errors, not a lag any fit shows a little of */
+            if (m->lack_of_fit[i] && m->lag[i].lo > 0 &&
+                m->lag[i].value > 2 * (m->lag[i].value - m->lag[i].lo))
+                printf("    %s lags the model by %.2f [%.2f, %.2f] s: a slow or filtered "
+                       "sensor (or a delay the model has not)?\n", m->sensors[i],
+                       m->lag[i].value, m->lag[i].lo, m->lag[i].hi);
+        for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
+            if (m->lack_of_fit[i] && fabs(m->curvature_t[i]) > 4)
+                printf("    %s rises %s than linearly with its inputs (t = %.1f): a leakage "
+                       "power that grows with temperature, or a heat path that changes?\n",
+                       m->sensors[i], m->curvature_t[i] > 0 ? "faster" : "slower",
+                       m->curvature_t[i]);
+    }
+}
+
+/* Each held-out run's rmse and worst error, sensor by sensor (names W
+ * wide), beside the fit's. */
+static void text_validation(const tb_ident_model *m, const struct check *c, size_t nc, size_t w)
+{
+    size_t ns = m->nsensors;
+    printf("\nvalidation (predicted from the inputs; the offset and initial state fitted):\n");
+    for (size_t k = 0; k < nc; k++)
+        for (size_t i = 0; i < ns; i++) {
+            printf("  %s  ", c[k].run);
+            tb_print_left(stdout, m->sensors[i], w);
+            printf("  rmse %.4f °C", c[k].rmse[i]);
+            if (isfinite(m->rmse[i]) && m->rmse[i] > 0)
+                printf(" (fit %.4f, %.2fx)", m->rmse[i], c[k].rmse[i] / m->rmse[i]);
+            printf("  worst %.3f °C\n", c[k].worst[i]);
+        }
+}
+
+static void print_text(const tb_ident_model *m, const struct check *c, size_t nc, double dt,
+                       int fitted)
+{
+    size_t nu = m->ninputs, ns = m->nsensors, nm = m->nmodes;
+    int pct = (int)lround(m->level * 100);
+    text_header(m, fitted);
     printf("\ntime constants (%d %%):\n", pct);
     for (size_t j = 0; j < nm; j++) {
         printf("  τ%zu  ", j + 1);
@@ -544,45 +601,10 @@ static void print_text(const tb_ident_model *m, const struct check *c, size_t nc
                 putchar('\n');
             }
     }
-    if (m->flags) {
-        printf("\nflags:\n");
-        for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1) {
-            if (!(m->flags & f))
-                continue;
-            printf("  %s: %s", tb_ident_flag_name(f), tb_ident_flag_meaning(f));
-            for (size_t i = 0, n = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
-                if (m->lack_of_fit[i])
-                    printf("%s%s", n++ ? ", " : "; in ", m->sensors[i]);
-            putchar('\n');
-            /* a sensor that lags the model, by how much */
-            for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
-                /* beyond twice its interval's half-width: the lag test's
-                 * own four errors, not a lag any fit shows a little of */
-                if (m->lack_of_fit[i] && m->lag[i].lo > 0 &&
-                    m->lag[i].value > 2 * (m->lag[i].value - m->lag[i].lo))
-                    printf("    %s lags the model by %.2f [%.2f, %.2f] s: a slow or filtered "
-                           "sensor (or a delay the model has not)?\n", m->sensors[i],
-                           m->lag[i].value, m->lag[i].lo, m->lag[i].hi);
-            for (size_t i = 0; f == TB_IDENT_LACK_OF_FIT && i < ns; i++)
-                if (m->lack_of_fit[i] && fabs(m->curvature_t[i]) > 4)
-                    printf("    %s rises %s than linearly with its inputs (t = %.1f): a leakage "
-                           "power that grows with temperature, or a heat path that changes?\n",
-                           m->sensors[i], m->curvature_t[i] > 0 ? "faster" : "slower",
-                           m->curvature_t[i]);
-        }
-    }
-    if (nc) {
-        printf("\nvalidation (predicted from the inputs; the offset and initial state fitted):\n");
-        for (size_t k = 0; k < nc; k++)
-            for (size_t i = 0; i < ns; i++) {
-                printf("  %s  ", c[k].run);
-                tb_print_left(stdout, m->sensors[i], w);
-                printf("  rmse %.4f °C", c[k].rmse[i]);
-                if (isfinite(m->rmse[i]) && m->rmse[i] > 0)
-                    printf(" (fit %.4f, %.2fx)", m->rmse[i], c[k].rmse[i] / m->rmse[i]);
-                printf("  worst %.3f °C\n", c[k].worst[i]);
-            }
-    }
+    if (m->flags)
+        text_flags(m);
+    if (nc)
+        text_validation(m, c, nc, w);
     printf("\nstate space: one state per input and mode; --format json gives A, B, C, D and "
            "their discrete form at dt = %g s\n", dt);
 }
@@ -660,120 +682,168 @@ static void json_matrix(const char *name, const double *a, size_t rows, size_t c
     printf("]");
 }
 
-static int print_json(const tb_ident_model *m, const struct check *c, size_t nc, double dt)
+/* N numbers as a JSON array. */
+static void json_numbers(const double *v, size_t n)
 {
-    size_t nu = m->ninputs, ns = m->nsensors, nm = m->nmodes, nx = nu * nm;
-    double *A = malloc(nx * nx * sizeof *A), *B = malloc(nx * nu * sizeof *B),
-           *C = malloc(ns * nx * sizeof *C), *D = malloc(ns * nu * sizeof *D),
-           *Phi = malloc(nx * nx * sizeof *Phi), *Gam = malloc(nx * nu * sizeof *Gam);
-    if (!A || !B || !C || !D || !Phi || !Gam) {
-        free(A), free(B), free(C), free(D), free(Phi), free(Gam);
+    putchar('[');
+    for (size_t i = 0; i < n; i++) {
+        printf(i ? ", " : "");
+        tb_json_number(stdout, v[i]);
+    }
+    putchar(']');
+}
+
+/* N estimates as a JSON array. */
+static void json_estimates(const tb_estimate *e, size_t n)
+{
+    putchar('[');
+    for (size_t i = 0; i < n; i++) {
+        printf(i ? ", " : "");
+        tb_json_estimate(stdout, &e[i]);
+    }
+    putchar(']');
+}
+
+/* N names as a JSON array. */
+static void json_names(char *const *v, size_t n)
+{
+    putchar('[');
+    for (size_t i = 0; i < n; i++) {
+        printf(i ? ", " : "");
+        tb_json_string(stdout, v[i]);
+    }
+    putchar(']');
+}
+
+/* The model's continuous and discrete (at dt) state space. */
+struct state_space {
+    double *A, *B, *C, *D, *Phi, *Gam;
+    size_t nx, nu, ns;
+    double dt;
+};
+
+static void state_space_free(struct state_space *ss)
+{
+    free(ss->A), free(ss->B), free(ss->C), free(ss->D), free(ss->Phi), free(ss->Gam);
+}
+
+/* 0, or -1 when memory runs out. */
+static int state_space_make(const tb_ident_model *m, double dt, struct state_space *ss)
+{
+    size_t nu = m->ninputs, ns = m->nsensors, nx = nu * m->nmodes;
+    *ss = (struct state_space){.nx = nx, .nu = nu, .ns = ns, .dt = dt};
+    ss->A = malloc(nx * nx * sizeof *ss->A);
+    ss->B = malloc(nx * nu * sizeof *ss->B);
+    ss->C = malloc(ns * nx * sizeof *ss->C);
+    ss->D = malloc(ns * nu * sizeof *ss->D);
+    ss->Phi = malloc(nx * nx * sizeof *ss->Phi);
+    ss->Gam = malloc(nx * nu * sizeof *ss->Gam);
+    if (!ss->A || !ss->B || !ss->C || !ss->D || !ss->Phi || !ss->Gam) {
+        state_space_free(ss);
         return -1;
     }
-    tb_ident_state_space(m, dt, A, B, C, D, Phi, Gam);
-    printf("{\n  \"inputs\": [");
-    for (size_t u = 0; u < nu; u++) {
-        printf(u ? ", " : "");
-        tb_json_string(stdout, m->inputs[u]);
-    }
-    printf("],\n  \"sensors\": [");
+    tb_ident_state_space(m, dt, ss->A, ss->B, ss->C, ss->D, ss->Phi, ss->Gam);
+    return 0;
+}
+
+static void json_state_space(const struct state_space *ss)
+{
+    printf("  \"state_space\": {\n    \"note\": \"x' = A x + B u, y = C x + D u + rest "
+           "(+ ambient); state u*modes + j is input u through mode j\",\n");
+    json_matrix("A", ss->A, ss->nx, ss->nx);
+    printf(",\n");
+    json_matrix("B", ss->B, ss->nx, ss->nu);
+    printf(",\n");
+    json_matrix("C", ss->C, ss->ns, ss->nx);
+    printf(",\n");
+    json_matrix("D", ss->D, ss->ns, ss->nu);
+    printf(",\n    \"dt\": %.17g,\n", ss->dt);
+    json_matrix("Phi", ss->Phi, ss->nx, ss->nx);
+    printf(",\n");
+    json_matrix("Gamma", ss->Gam, ss->nx, ss->nu);
+    printf("\n  }");
+}
+
+/* The gains by sensor, input and mode, as nested arrays. */
+static void json_gains(const tb_ident_model *m)
+{
+    size_t nu = m->ninputs, ns = m->nsensors, nm = m->nmodes;
+    printf("  \"steady_gain\": [");
     for (size_t i = 0; i < ns; i++) {
         printf(i ? ", " : "");
-        tb_json_string(stdout, m->sensors[i]);
-    }
-    printf("],\n  \"modes\": %zu,\n  \"level\": %g,\n  \"choice\": \"%s\",\n  \"tau_s\": [", nm,
-           m->level, m->choice == TB_IDENT_HELD_OUT ? "held_out"
-                     : m->choice == TB_IDENT_AICC ? "aicc" : "given");
-    for (size_t j = 0; j < nm; j++) {
-        printf(j ? ", " : "");
-        tb_json_estimate(stdout, &m->tau[j]);
-    }
-    printf("],\n  \"steady_gain\": [");
-    for (size_t i = 0; i < ns; i++) {
-        printf("%s[", i ? ", " : "");
-        for (size_t u = 0; u < nu; u++) {
-            printf(u ? ", " : "");
-            tb_json_estimate(stdout, &m->steady[i * nu + u]);
-        }
-        putchar(']');
+        json_estimates(&m->steady[i * nu], nu);
     }
     printf("],\n  \"gain\": [");
     for (size_t i = 0; i < ns; i++) {
         printf("%s[", i ? ", " : "");
         for (size_t u = 0; u < nu; u++) {
-            printf("%s[", u ? ", " : "");
-            for (size_t j = 0; j < nm; j++) {
-                printf(j ? ", " : "");
-                tb_json_estimate(stdout, &m->gain[(i * nu + u) * nm + j]);
-            }
-            putchar(']');
+            printf(u ? ", " : "");
+            json_estimates(&m->gain[(i * nu + u) * nm], nm);
         }
         putchar(']');
     }
-    printf("],\n  \"rest_C\": [");
-    for (size_t i = 0; i < ns; i++) {
-        printf(i ? ", " : "");
-        tb_json_number(stdout, m->rest[i]);
-    }
-    printf("],\n  \"input_averaged\": [");
-    for (size_t u = 0; u < m->ninputs; u++)
-        printf("%s%s", u ? ", " : "", (m->averaged >> u) & 1 ? "true" : "false");
-    printf("],\n  \"above_ambient\": %s,\n  \"rmse_C\": [", m->above_ambient ? "true" : "false");
-    for (size_t i = 0; i < ns; i++) {
-        printf(i ? ", " : "");
-        tb_json_number(stdout, m->rmse[i]);
-    }
-    printf("],\n  \"flags\": [");
+    printf("],\n");
+}
+
+/* The lack-of-fit diagnostics and each held-out run's check. */
+static void json_checks(const tb_ident_model *m, const struct check *c, size_t nc)
+{
+    size_t ns = m->nsensors;
+    printf("  \"flags\": [");
     int first = 1;
     for (unsigned f = 1; f <= TB_IDENT_FLAG_LAST; f <<= 1)
         if (m->flags & f) {
             printf("%s\"%s\"", first ? "" : ", ", tb_ident_flag_name(f));
             first = 0;
         }
-    printf("],\n  \"lag_s\": [");
-    for (size_t i = 0; i < ns; i++) {
-        printf("%s", i ? ", " : "");
-        tb_json_estimate(stdout, &m->lag[i]);
-    }
-    printf("],\n  \"curvature_t\": [");
-    for (size_t i = 0; i < ns; i++) {
-        printf("%s", i ? ", " : "");
-        tb_json_number(stdout, m->curvature_t[i]);
-    }
-    printf("],\n  \"lack_of_fit\": [");
+    printf("],\n  \"lag_s\": ");
+    json_estimates(m->lag, ns);
+    printf(",\n  \"curvature_t\": ");
+    json_numbers(m->curvature_t, ns);
+    printf(",\n  \"lack_of_fit\": [");
     for (size_t i = 0; i < ns; i++)
         printf("%s%s", i ? ", " : "", m->lack_of_fit[i] ? "true" : "false");
     printf("],\n  \"validation\": [");
     for (size_t k = 0; k < nc; k++) {
         printf("%s{\"run\": ", k ? ", " : "");
         tb_json_string(stdout, c[k].run);
-        printf(", \"rmse_C\": [");
-        for (size_t i = 0; i < ns; i++) {
-            printf(i ? ", " : "");
-            tb_json_number(stdout, c[k].rmse[i]);
-        }
-        printf("], \"worst_C\": [");
-        for (size_t i = 0; i < ns; i++) {
-            printf(i ? ", " : "");
-            tb_json_number(stdout, c[k].worst[i]);
-        }
-        printf("]}");
+        printf(", \"rmse_C\": ");
+        json_numbers(c[k].rmse, ns);
+        printf(", \"worst_C\": ");
+        json_numbers(c[k].worst, ns);
+        printf("}");
     }
-    printf("],\n  \"state_space\": {\n    \"note\": \"x' = A x + B u, y = C x + D u + rest "
-           "(+ ambient); state u*modes + j is input u through mode j\",\n");
-    json_matrix("A", A, nx, nx);
+    printf("],\n");
+}
+
+static int print_json(const tb_ident_model *m, const struct check *c, size_t nc, double dt)
+{
+    size_t nu = m->ninputs, ns = m->nsensors;
+    struct state_space ss;
+    if (state_space_make(m, dt, &ss) < 0)
+        return -1;
+    printf("{\n  \"inputs\": ");
+    json_names(m->inputs, nu);
+    printf(",\n  \"sensors\": ");
+    json_names(m->sensors, ns);
+    printf(",\n  \"modes\": %zu,\n  \"level\": %g,\n  \"choice\": \"%s\",\n  \"tau_s\": ", m->nmodes,
+           m->level, m->choice == TB_IDENT_HELD_OUT ? "held_out"
+                     : m->choice == TB_IDENT_AICC ? "aicc" : "given");
+    json_estimates(m->tau, m->nmodes);
     printf(",\n");
-    json_matrix("B", B, nx, nu);
+    json_gains(m);
+    printf("  \"rest_C\": ");
+    json_numbers(m->rest, ns);
+    printf(",\n  \"input_averaged\": [");
+    for (size_t u = 0; u < nu; u++)
+        printf("%s%s", u ? ", " : "", (m->averaged >> u) & 1 ? "true" : "false");
+    printf("],\n  \"above_ambient\": %s,\n  \"rmse_C\": ", m->above_ambient ? "true" : "false");
+    json_numbers(m->rmse, ns);
     printf(",\n");
-    json_matrix("C", C, ns, nx);
-    printf(",\n");
-    json_matrix("D", D, ns, nu);
-    printf(",\n    \"dt\": %.17g,\n", dt);
-    json_matrix("Phi", Phi, nx, nx);
-    printf(",\n");
-    json_matrix("Gamma", Gam, nx, nu);
-    printf("\n  }\n}\n");
-    free(A), free(B), free(C), free(D), free(Phi), free(Gam);
+    json_checks(m, c, nc);
+    json_state_space(&ss);
+    printf("\n}\n");
+    state_space_free(&ss);
     return 0;
 }
 
