@@ -137,9 +137,107 @@ static void left_out_text(const struct compare_table *t, FILE *f)
     free(rows);
 }
 
-static void print_text(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
+/* Column C's table: each group's runs and metrics (group names WG wide),
+ * each metric as wide as its widest cell. */
+static void text_table(const struct compare_table *t, size_t c, size_t wg)
 {
     char buf[32], cell[160];
+    int shown[M_COUNT], ns = 0, dec[M_COUNT];
+    size_t width[M_COUNT];
+    char head[M_COUNT][48];
+    for (int m = 0; m < M_COUNT; m++) {
+        if (!compare_cell_at(t, c, t->baseline, m)->n)
+            continue;
+        shown[ns] = m;
+        dec[ns] = column_decimals(t, c, m, fallback_decimals(m));
+        snprintf(head[ns], sizeof head[ns], unit_in_label(m) ? "%s" : "%s %s (interval)",
+                 compare_metric_label(m, 1, buf, sizeof buf), compare_metric_unit(m));
+        width[ns] = tb_display_width(head[ns]);
+        for (size_t g = 0; g < t->ngroups; g++) {
+            cell_text(compare_cell_at(t, c, g, m), dec[ns], cell, sizeof cell);
+            if (tb_display_width(cell) > width[ns])
+                width[ns] = tb_display_width(cell);
+        }
+        ns++;
+    }
+    printf("  ");
+    tb_print_left(stdout, "group", wg);
+    printf("  runs");
+    for (int i = 0; i < ns; i++) {
+        printf("  ");
+        tb_print_left(stdout, head[i], i + 1 < ns || shown[i] == M_TINF ? width[i] : 0);
+        if (shown[i] == M_TINF)
+            printf("  %7s", "sd");
+    }
+    putchar('\n');
+    for (size_t g = 0; g < t->ngroups; g++) {
+        const struct compare_cell *tinf = compare_cell_at(t, c, g, M_TINF);
+        printf("  ");
+        tb_print_left(stdout, t->groups[g], wg);
+        printf("  %4zu", tinf->n);
+        for (int i = 0; i < ns; i++) {
+            const struct compare_cell *cl = compare_cell_at(t, c, g, shown[i]);
+            cell_text(cl, dec[i], cell, sizeof cell);
+            printf("  ");
+            tb_print_left(stdout, cell, i + 1 < ns || shown[i] == M_TINF ? width[i] : 0);
+            if (shown[i] == M_TINF) {
+                char sd[48] = "";
+                if (isfinite(cl->sd))
+                    tb_format_number(sd, sizeof sd, cl->sd, dec[i] + 1, 0);
+                printf("  ");
+                tb_print_right(stdout, sd, 7);
+            }
+        }
+        if (tinf->nflagged)
+            printf("  (%zu flagged)", tinf->nflagged);
+        putchar('\n');
+    }
+}
+
+/* Column C's tests against the baseline, a line each, and their verdicts. */
+static void text_tests(const struct compare_settings *s, const struct compare_table *t, size_t c,
+                       size_t wg)
+{
+    char buf[32];
+    printf("  versus %s (Welch's t-test%s; Holm-corrected p, α = %g):\n", compare_baseline_label(t),
+           t->order_lo[c] == t->order_hi[c] ? ", τ on a log scale" : "", 1 - s->m.fit.level);
+    int any_here = 0;
+    for (size_t i = 0; i < t->ntests; i++)
+        any_here |= t->tests[i].column == c;
+    if (!any_here)
+        printf("    nothing to test: every group needs %d sound fits or more\n", COMPARE_MIN_FITS);
+    size_t wl = 14, wc = 30;   /* as wide as the widest label and change */
+    for (size_t i = 0; i < t->ntests; i++) {
+        char change[200];
+        if (t->tests[i].column != c)
+            continue;
+        change_text(&t->tests[i], change, sizeof change);
+        wl = fmax(wl, tb_display_width(compare_metric_label(t->tests[i].metric, 1, buf,
+                                                            sizeof buf)) + 2);
+        wc = fmax(wc, tb_display_width(change) + 2);
+    }
+    for (size_t i = 0; i < t->ntests; i++) {
+        struct compare_test *k = &t->tests[i];
+        if (k->column != c)
+            continue;
+        char change[200];
+        change_text(k, change, sizeof change);
+        printf("    ");
+        tb_print_left(stdout, t->groups[k->group], wg);
+        printf("  ");
+        tb_print_left(stdout, compare_metric_label(k->metric, 1, buf, sizeof buf), wl);
+        tb_print_left(stdout, change, wc);
+        if (k->inconclusive)
+            printf("  INCONCLUSIVE: too few sound fits\n");
+        else
+            printf("  p %.2g%s%s\n", k->p_adj, *k->verdict ? "  " : "",
+                   k->regression ? (strcmp(k->verdict, "changed") ? "REGRESSION" : "CHANGED")
+                                 : k->verdict);
+    }
+}
+
+static void print_text(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
+{
     size_t wg = strlen("group");
     for (size_t g = 0; g < t->ngroups; g++)
         if (tb_display_width(t->groups[g]) > wg)
@@ -150,92 +248,8 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
         if (t->order_lo[c] != t->order_hi[c])
             printf("  τ not compared: fits of orders %d to %d (their τᵢ are different time "
                    "constants; fit every run with one --order)\n", t->order_lo[c], t->order_hi[c]);
-        /* the metrics shown, each column as wide as its widest cell */
-        int shown[M_COUNT], ns = 0, dec[M_COUNT];
-        size_t width[M_COUNT];
-        char head[M_COUNT][48];
-        for (int m = 0; m < M_COUNT; m++) {
-            if (!compare_cell_at(t, c, t->baseline, m)->n)
-                continue;
-            shown[ns] = m;
-            dec[ns] = column_decimals(t, c, m, fallback_decimals(m));
-            snprintf(head[ns], sizeof head[ns], unit_in_label(m) ? "%s" : "%s %s (interval)",
-                     compare_metric_label(m, 1, buf, sizeof buf), compare_metric_unit(m));
-            width[ns] = tb_display_width(head[ns]);
-            for (size_t g = 0; g < t->ngroups; g++) {
-                cell_text(compare_cell_at(t, c, g, m), dec[ns], cell, sizeof cell);
-                if (tb_display_width(cell) > width[ns])
-                    width[ns] = tb_display_width(cell);
-            }
-            ns++;
-        }
-        printf("  ");
-        tb_print_left(stdout, "group", wg);
-        printf("  runs");
-        for (int i = 0; i < ns; i++) {
-            printf("  ");
-            tb_print_left(stdout, head[i], i + 1 < ns || shown[i] == M_TINF ? width[i] : 0);
-            if (shown[i] == M_TINF)
-                printf("  %7s", "sd");
-        }
-        putchar('\n');
-        for (size_t g = 0; g < t->ngroups; g++) {
-            const struct compare_cell *tinf = compare_cell_at(t, c, g, M_TINF);
-            printf("  ");
-            tb_print_left(stdout, t->groups[g], wg);
-            printf("  %4zu", tinf->n);
-            for (int i = 0; i < ns; i++) {
-                const struct compare_cell *cl = compare_cell_at(t, c, g, shown[i]);
-                cell_text(cl, dec[i], cell, sizeof cell);
-                printf("  ");
-                tb_print_left(stdout, cell, i + 1 < ns || shown[i] == M_TINF ? width[i] : 0);
-                if (shown[i] == M_TINF) {
-                    char sd[48] = "";
-                    if (isfinite(cl->sd))
-                        tb_format_number(sd, sizeof sd, cl->sd, dec[i] + 1, 0);
-                    printf("  ");
-                    tb_print_right(stdout, sd, 7);
-                }
-            }
-            if (tinf->nflagged)
-                printf("  (%zu flagged)", tinf->nflagged);
-            putchar('\n');
-        }
-        printf("  versus %s (Welch's t-test%s; Holm-corrected p, α = %g):\n", compare_baseline_label(t),
-               t->order_lo[c] == t->order_hi[c] ? ", τ on a log scale" : "", 1 - s->m.fit.level);
-        int any_here = 0;
-        for (size_t i = 0; i < t->ntests; i++)
-            any_here |= t->tests[i].column == c;
-        if (!any_here)
-            printf("    nothing to test: every group needs %d sound fits or more\n", COMPARE_MIN_FITS);
-        size_t wl = 14, wc = 30;   /* as wide as the widest label and change */
-        for (size_t i = 0; i < t->ntests; i++) {
-            char change[200];
-            if (t->tests[i].column != c)
-                continue;
-            change_text(&t->tests[i], change, sizeof change);
-            wl = fmax(wl, tb_display_width(compare_metric_label(t->tests[i].metric, 1, buf,
-                                                                sizeof buf)) + 2);
-            wc = fmax(wc, tb_display_width(change) + 2);
-        }
-        for (size_t i = 0; i < t->ntests; i++) {
-            struct compare_test *k = &t->tests[i];
-            if (k->column != c)
-                continue;
-            char change[200];
-            change_text(k, change, sizeof change);
-            printf("    ");
-            tb_print_left(stdout, t->groups[k->group], wg);
-            printf("  ");
-            tb_print_left(stdout, compare_metric_label(k->metric, 1, buf, sizeof buf), wl);
-            tb_print_left(stdout, change, wc);
-            if (k->inconclusive)
-                printf("  INCONCLUSIVE: too few sound fits\n");
-            else
-                printf("  p %.2g%s%s\n", k->p_adj, *k->verdict ? "  " : "",
-                       k->regression ? (strcmp(k->verdict, "changed") ? "REGRESSION" : "CHANGED")
-                                     : k->verdict);
-        }
+        text_table(t, c, wg);
+        text_tests(s, t, c, wg);
     }
     char verdict[1024];
     verdict_line(s, t, verdict, sizeof verdict);
