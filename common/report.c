@@ -578,6 +578,91 @@ void tb_report_run_length_csv_header(FILE *f)
     fputs("file,column,length_s,points,T_inf,T_inf_lo,T_inf_hi,within,flags\n", f);
 }
 
+static void run_length_csv(FILE *f, const char *file, const char *column, const tb_run_length *rl)
+{
+    char flags[256];
+    for (size_t k = 0; k < rl->nprefix; k++) {
+        const tb_prefix *p = &rl->prefix[k];
+        tb_csv_write_string(f, file);
+        fputc(',', f);
+        tb_csv_write_string(f, column);
+        fputc(',', f);
+        csv_number(f, p->length);
+        fprintf(f, ",%zu,", p->n);
+        csv_number(f, p->t_inf.value);
+        fputc(',', f);
+        csv_number(f, p->t_inf.lo);
+        fputc(',', f);
+        csv_number(f, p->t_inf.hi);
+        fprintf(f, ",%d,", p->within);
+        tb_csv_write_string(f, p->ok ? tb_fit_flags_text(p->flags, flags, sizeof flags) : "failed");
+        fputc('\n', f);
+    }
+}
+
+static void run_length_json(FILE *f, const char *file, const char *column, const tb_run_length *rl,
+                            double tolerance, double level, int first)
+{
+    fputs(first ? " {" : ",\n {", f);
+    fputs("\"file\": ", f);
+    tb_json_string(f, file);
+    fputs(", \"column\": ", f);
+    tb_json_string(f, column);
+    fputs(", \"tolerance\": ", f);
+    tb_json_number(f, tolerance);
+    fputs(", \"level\": ", f);
+    tb_json_number(f, level);
+    fputs(", \"T_inf\": ", f);
+    tb_json_estimate(f, &rl->t_inf);
+    fputs(", \"settle_s\": ", f);
+    tb_json_number(f, rl->settle);
+    fputs(", \"run_length_s\": ", f);
+    tb_json_number(f, rl->shortest);
+    fputs(",\n  \"prefixes\": [", f);
+    for (size_t k = 0; k < rl->nprefix; k++) {
+        const tb_prefix *p = &rl->prefix[k];
+        fputs(k ? ",\n   {" : "\n   {", f);
+        fputs("\"length_s\": ", f);
+        tb_json_number(f, p->length);
+        fprintf(f, ", \"points\": %zu, \"ok\": %s, \"T_inf\": ", p->n, p->ok ? "true" : "false");
+        tb_json_estimate(f, &p->t_inf);
+        fprintf(f, ", \"within\": %s, \"flags\": ", p->within ? "true" : "false");
+        json_flags(f, p->flags);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
+
+/* The text report's last lines: the full run's T∞, and the shortest run
+ * or why there is none. */
+static void run_length_verdict(FILE *f, const tb_run_length *rl, double tolerance, int d)
+{
+    char flags[256];
+    char full[48];
+    tb_format_number(full, sizeof full, rl->t_inf.value, d, 0);
+    fprintf(f, "  full run: T∞ %s °C; the fitted curve settles within %g °C after %.0f s\n",
+            full, tolerance, rl->settle);
+    double whole = rl->nprefix ? rl->prefix[rl->nprefix - 1].length : NAN;
+    if (isfinite(rl->shortest) && rl->shortest >= whole * (1 - 1e-9))
+        /* only the whole run holds: it says nothing of a shorter one, and
+         * a longer one was not tried */
+        fprintf(f, "  shortest run: the whole run (%.0f s): no shorter prefix keeps T∞ within ±%g °C; "
+                   "a longer run would tell how long one must be\n", whole, tolerance);
+    else if (isfinite(rl->shortest))
+        fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞'s interval stays within "
+                   "±%g °C of the full run's T∞\n", rl->shortest, rl->shortest / 60, tolerance);
+    else if (rl->t_inf.lo < rl->t_inf.value - tolerance || rl->t_inf.hi > rl->t_inf.value + tolerance)
+        fprintf(f, "  shortest run: not found: even the whole run's T∞ interval is wider than "
+                   "±%g °C: a longer run, or a wider --tolerance\n", tolerance);
+    else if (rl->full_flags & TB_FIT_DEGENERATE)
+        fprintf(f, "  shortest run: not found: the whole run's own fit is flagged (%s): "
+                   "try a lower --order\n",
+                tb_fit_flags_text(rl->full_flags & TB_FIT_DEGENERATE, flags, sizeof flags));
+    else
+        fprintf(f, "  shortest run: not found: even the whole run's last prefixes differ by "
+                   "more than %g °C or are flagged\n", tolerance);
+}
+
 void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
                           const char *column, const tb_run_length *rl,
                           double tolerance, double level, int first)
@@ -585,54 +670,11 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
     char flags[256];
 
     if (format == TB_FORMAT_CSV) {
-        for (size_t k = 0; k < rl->nprefix; k++) {
-            const tb_prefix *p = &rl->prefix[k];
-            tb_csv_write_string(f, file);
-            fputc(',', f);
-            tb_csv_write_string(f, column);
-            fputc(',', f);
-            csv_number(f, p->length);
-            fprintf(f, ",%zu,", p->n);
-            csv_number(f, p->t_inf.value);
-            fputc(',', f);
-            csv_number(f, p->t_inf.lo);
-            fputc(',', f);
-            csv_number(f, p->t_inf.hi);
-            fprintf(f, ",%d,", p->within);
-            tb_csv_write_string(f, p->ok ? tb_fit_flags_text(p->flags, flags, sizeof flags) : "failed");
-            fputc('\n', f);
-        }
+        run_length_csv(f, file, column, rl);
         return;
     }
     if (format == TB_FORMAT_JSON) {
-        fputs(first ? " {" : ",\n {", f);
-        fputs("\"file\": ", f);
-        tb_json_string(f, file);
-        fputs(", \"column\": ", f);
-        tb_json_string(f, column);
-        fputs(", \"tolerance\": ", f);
-        tb_json_number(f, tolerance);
-        fputs(", \"level\": ", f);
-        tb_json_number(f, level);
-        fputs(", \"T_inf\": ", f);
-        tb_json_estimate(f, &rl->t_inf);
-        fputs(", \"settle_s\": ", f);
-        tb_json_number(f, rl->settle);
-        fputs(", \"run_length_s\": ", f);
-        tb_json_number(f, rl->shortest);
-        fputs(",\n  \"prefixes\": [", f);
-        for (size_t k = 0; k < rl->nprefix; k++) {
-            const tb_prefix *p = &rl->prefix[k];
-            fputs(k ? ",\n   {" : "\n   {", f);
-            fputs("\"length_s\": ", f);
-            tb_json_number(f, p->length);
-            fprintf(f, ", \"points\": %zu, \"ok\": %s, \"T_inf\": ", p->n, p->ok ? "true" : "false");
-            tb_json_estimate(f, &p->t_inf);
-            fprintf(f, ", \"within\": %s, \"flags\": ", p->within ? "true" : "false");
-            json_flags(f, p->flags);
-            fputc('}', f);
-        }
-        fputs("]}", f);
+        run_length_json(f, file, column, rl, tolerance, level, first);
         return;
     }
     fprintf(f, "%s: %s: run length for T∞ within ±%g °C\n", file, column, tolerance);
@@ -660,27 +702,5 @@ void tb_report_run_length(FILE *f, enum tb_format format, const char *file,
         fprintf(f, "  %9.0f %7zu %9s %25s  %s %s\n", p->length, p->n, e.value, ci,
                 p->within ? "within" : "      ", tb_fit_flags_text(p->flags, flags, sizeof flags));
     }
-    char full[48];
-    tb_format_number(full, sizeof full, rl->t_inf.value, d, 0);
-    fprintf(f, "  full run: T∞ %s °C; the fitted curve settles within %g °C after %.0f s\n",
-            full, tolerance, rl->settle);
-    double whole = rl->nprefix ? rl->prefix[rl->nprefix - 1].length : NAN;
-    if (isfinite(rl->shortest) && rl->shortest >= whole * (1 - 1e-9))
-        /* only the whole run holds: it says nothing of a shorter one, and
-         * a longer one was not tried */
-        fprintf(f, "  shortest run: the whole run (%.0f s): no shorter prefix keeps T∞ within ±%g °C; "
-                   "a longer run would tell how long one must be\n", whole, tolerance);
-    else if (isfinite(rl->shortest))
-        fprintf(f, "  shortest run: %.0f s (%.1f min): from there on T∞'s interval stays within "
-                   "±%g °C of the full run's T∞\n", rl->shortest, rl->shortest / 60, tolerance);
-    else if (rl->t_inf.lo < rl->t_inf.value - tolerance || rl->t_inf.hi > rl->t_inf.value + tolerance)
-        fprintf(f, "  shortest run: not found: even the whole run's T∞ interval is wider than "
-                   "±%g °C: a longer run, or a wider --tolerance\n", tolerance);
-    else if (rl->full_flags & TB_FIT_DEGENERATE)
-        fprintf(f, "  shortest run: not found: the whole run's own fit is flagged (%s): "
-                   "try a lower --order\n",
-                tb_fit_flags_text(rl->full_flags & TB_FIT_DEGENERATE, flags, sizeof flags));
-    else
-        fprintf(f, "  shortest run: not found: even the whole run's last prefixes differ by "
-                   "more than %g °C or are flagged\n", tolerance);
+    run_length_verdict(f, rl, tolerance, d);
 }
