@@ -183,6 +183,54 @@ static void on_row(struct csv_file *f, void *ctx)
     }
 }
 
+/* Every sensor × input × mode given (SEEN), the modes' τ ascending.  0,
+ * or -1 with the message. */
+static int check_modes(struct csv_file *f, const tb_ident_model *m, const char *seen)
+{
+    size_t ns = m->nsensors, nu = m->ninputs, nm = m->nmodes;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t u = 0; u < nu; u++)
+            for (size_t j = 0; j < nm; j++)
+                if (!seen[(i * nu + u) * nm + j]) {
+                    snprintf(f->err, f->errlen, "%s: no gain for sensor %s, input %s, mode %zu",
+                             f->name, m->sensors[i], m->inputs[u], j + 1);
+                    return -1;
+                }
+    for (size_t j = 1; j < nm; j++)
+        if (!(m->tau[j].value > m->tau[j - 1].value)) {
+            snprintf(f->err, f->errlen, "%s: the modes' time constants must rise (mode %zu: %g s "
+                     "after %g s)", f->name, j + 1, m->tau[j].value, m->tau[j - 1].value);
+            return -1;
+        }
+    return 0;
+}
+
+/* Each steady-state gain, the sum of its modes' gains.  steady_K_per_W,
+ * where given, is that sum as the writer wrote it: another number is an
+ * edit that says otherwise.  0, or -1 with the message. */
+static int steady_gains(const struct reader *r, struct csv_file *f, tb_ident_model *m)
+{
+    size_t ns = m->nsensors, nu = m->ninputs, nm = m->nmodes;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t u = 0; u < nu; u++) {
+            double s = 0;
+            for (size_t j = 0; j < nm; j++)
+                s += m->gain[(i * nu + u) * nm + j].value;
+            m->steady[i * nu + u].value = s;
+        }
+    for (size_t k = 0; k < r->n; k++) {
+        const struct entry *e = &r->e[k];
+        double s = m->steady[e->sensor * nu + e->input].value;
+        if (!isnan(e->steady_value) && fabs(e->steady_value - s) > 1e-6 * fmax(1, fabs(s))) {
+            snprintf(f->err, f->errlen, "%s:%zu: steady_K_per_W %g is not the sum of the gains of "
+                     "sensor %s, input %s (%g)", f->name, e->line, e->steady_value,
+                     m->sensors[e->sensor], m->inputs[e->input], s);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The rows into a model: every sensor × input × mode once, one τ per mode,
  * ascending.  0, or -1 with the message. */
 static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
@@ -265,40 +313,7 @@ static int assemble(struct reader *r, struct csv_file *f, tb_ident_model *m)
         m->gain[at].lo = e->gain[1];
         m->gain[at].hi = e->gain[2];
     }
-    for (size_t i = 0; i < ns; i++)
-        for (size_t u = 0; u < nu; u++)
-            for (size_t j = 0; j < nm; j++)
-                if (!seen[(i * nu + u) * nm + j]) {
-                    snprintf(f->err, f->errlen, "%s: no gain for sensor %s, input %s, mode %zu",
-                             f->name, m->sensors[i], m->inputs[u], j + 1);
-                    goto out;
-                }
-    for (size_t j = 1; j < nm; j++)
-        if (!(m->tau[j].value > m->tau[j - 1].value)) {
-            snprintf(f->err, f->errlen, "%s: the modes' time constants must rise (mode %zu: %g s "
-                     "after %g s)", f->name, j + 1, m->tau[j].value, m->tau[j - 1].value);
-            goto out;
-        }
-    for (size_t i = 0; i < ns; i++)
-        for (size_t u = 0; u < nu; u++) {
-            double s = 0;
-            for (size_t j = 0; j < nm; j++)
-                s += m->gain[(i * nu + u) * nm + j].value;
-            m->steady[i * nu + u].value = s;
-        }
-    /* steady_K_per_W, where given, is the sum of the gains it is written
-     * beside (the writer's): another number is an edit that says otherwise */
-    for (size_t k = 0; k < r->n; k++) {
-        const struct entry *e = &r->e[k];
-        double s = m->steady[e->sensor * nu + e->input].value;
-        if (!isnan(e->steady_value) && fabs(e->steady_value - s) > 1e-6 * fmax(1, fabs(s))) {
-            snprintf(f->err, f->errlen, "%s:%zu: steady_K_per_W %g is not the sum of the gains of "
-                     "sensor %s, input %s (%g)", f->name, e->line, e->steady_value,
-                     m->sensors[e->sensor], m->inputs[e->input], s);
-            goto out;
-        }
-    }
-    rc = 0;
+    rc = check_modes(f, m, seen) < 0 || steady_gains(r, f, m) < 0 ? -1 : 0;
 out:
     free(seen);
     return rc;
