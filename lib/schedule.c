@@ -65,6 +65,57 @@ static const char *word(const char *p, char *buf, size_t size)
     return p;
 }
 
+/* Window K's INPUT=VALUE settings, from *PP up to the next ';' (*PP then
+ * there), into S.  0, or -1 with ERR. */
+static int window_inputs(const char *spec, const char **pp, const tb_ident_model *m,
+                         tb_schedule *s, size_t k, char *err, size_t errlen)
+{
+    const char *p = *pp;
+    char w[128];
+    char given[TB_IDENT_MAX_INPUTS] = {0};
+    for (;;) {
+        p = skip_space(p);
+        if (*p == ';' || *p == '\0')
+            break;
+        p = word(p, w, sizeof w);
+        char *eq = strchr(w, '=');
+        if (!eq) {
+            snprintf(err, errlen, "schedule '%s': window %zu: '%s' is not INPUT=VALUE", spec,
+                     k + 1, w);
+            return -1;
+        }
+        *eq = '\0';
+        size_t u = 0;
+        while (u < m->ninputs && strcmp(m->inputs[u], w) != 0)
+            u++;
+        if (u == m->ninputs) {
+            const char *near = tb_closest_name(w, (const char *const *)m->inputs, m->ninputs);
+            snprintf(err, errlen, "schedule '%s': window %zu: the model has no input %s%s%s%s",
+                     spec, k + 1, w, near ? " (did you mean " : "", near ? near : "",
+                     near ? "?)" : "");
+            return -1;
+        }
+        if (given[u]++) {
+            snprintf(err, errlen, "schedule '%s': window %zu: %s is given twice", spec, k + 1,
+                     w);
+            return -1;
+        }
+        /* a number of W, or a power with its unit ("2500mW") */
+        if (tb_quantity_or_number_parse(eq + 1, "W", &s->input[k][u]) < 0) {
+            snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is not a number", spec,
+                     k + 1, w, eq + 1);
+            return -1;
+        }
+        if (!(fabs(s->input[k][u]) <= TB_POWER_MAX)) {
+            snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is beyond ±%g W", spec,
+                     k + 1, w, eq + 1, TB_POWER_MAX);
+            return -1;
+        }
+    }
+    *pp = p;
+    return 0;
+}
+
 int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s, char *err,
                       size_t errlen)
 {
@@ -119,46 +170,8 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
             return -1;
         }
         sum += s->length[k];
-        char given[TB_IDENT_MAX_INPUTS] = {0};
-        for (;;) {
-            p = skip_space(p);
-            if (*p == ';' || *p == '\0')
-                break;
-            p = word(p, w, sizeof w);
-            char *eq = strchr(w, '=');
-            if (!eq) {
-                snprintf(err, errlen, "schedule '%s': window %zu: '%s' is not INPUT=VALUE", spec,
-                         k + 1, w);
-                return -1;
-            }
-            *eq = '\0';
-            size_t u = 0;
-            while (u < m->ninputs && strcmp(m->inputs[u], w) != 0)
-                u++;
-            if (u == m->ninputs) {
-                const char *near = tb_closest_name(w, (const char *const *)m->inputs, m->ninputs);
-                snprintf(err, errlen, "schedule '%s': window %zu: the model has no input %s%s%s%s",
-                         spec, k + 1, w, near ? " (did you mean " : "", near ? near : "",
-                         near ? "?)" : "");
-                return -1;
-            }
-            if (given[u]++) {
-                snprintf(err, errlen, "schedule '%s': window %zu: %s is given twice", spec, k + 1,
-                         w);
-                return -1;
-            }
-            /* a number of W, or a power with its unit ("2500mW") */
-            if (tb_quantity_or_number_parse(eq + 1, "W", &s->input[k][u]) < 0) {
-                snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is not a number", spec,
-                         k + 1, w, eq + 1);
-                return -1;
-            }
-            if (!(fabs(s->input[k][u]) <= TB_POWER_MAX)) {
-                snprintf(err, errlen, "schedule '%s': window %zu: %s=%s is beyond ±%g W", spec,
-                         k + 1, w, eq + 1, TB_POWER_MAX);
-                return -1;
-            }
-        }
+        if (window_inputs(spec, &p, m, s, k, err, errlen) < 0)
+            return -1;
     }
     if (s->nwindows == 0) {
         snprintf(err, errlen, "schedule '%s': no window ('; 40ms P0=4' after the frame)", spec);
