@@ -449,6 +449,72 @@ int model_print_steady(const struct model_settings *ms, const tb_ident_model *m,
 
 /* --- a profile of every input in one file ------------------------------------- */
 
+/* The header: time_s (TOK), then one name per input (from SAVE), each
+ * into NAMES and an input=csv profile of MS.  0, or -1 with ERR. */
+static int inputs_header(struct model_settings *ms, const char *tok, char **save, char **names,
+                         size_t *ncol, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    if (!tok || strcmp(tok, "time_s") != 0) {
+        snprintf(err, errlen, "%s:%zu: the header is time_s,NAME,... (one name per input)",
+                 path, lineno);
+        return -1;
+    }
+    while ((tok = strtok_r(NULL, ",", save)) != NULL) {
+        if (*ncol == TB_IDENT_MAX_INPUTS) {
+            snprintf(err, errlen, "%s:%zu: more than %d inputs", path, lineno, TB_IDENT_MAX_INPUTS);
+            return -1;
+        }
+        struct input_profile *p = &ms->profile[*ncol];
+        memset(p, 0, sizeof *p);
+        p->kind = PROFILE_CSV;
+        names[*ncol] = strdup(tok);
+        if (!names[*ncol]) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        ms->nprofiles = ++*ncol;
+    }
+    if (*ncol == 0) {
+        snprintf(err, errlen, "%s:%zu: no input named after time_s", path, lineno);
+        return -1;
+    }
+    return 0;
+}
+
+/* Row NROWS: its time (TOK), then a value per input (from SAVE), appended
+ * to MS's NCOL profiles.  0, or -1 with ERR. */
+static int inputs_row(struct model_settings *ms, const char *tok, char **save,
+                      const char *const *names, size_t ncol, size_t nrows, const char *path,
+                      size_t lineno, char *err, size_t errlen)
+{
+    double t, v;
+    if (!tok || tb_cli_number(tok, &t) < 0 || (nrows && t < ms->profile[0].t[nrows - 1])) {
+        snprintf(err, errlen, "%s:%zu: a time in s, in time order, is wanted first", path, lineno);
+        return -1;
+    }
+    for (size_t k = 0; k < ncol; k++) {
+        struct input_profile *p = &ms->profile[k];
+        tok = strtok_r(NULL, ",", save);
+        if (!tok || tb_cli_number(tok, &v) < 0) {
+            snprintf(err, errlen, "%s:%zu: %s's value is not a number", path, lineno, names[k]);
+            return -1;
+        }
+        double *nt = realloc(p->t, (nrows + 1) * sizeof *nt);
+        if (nt)
+            p->t = nt;
+        double *nv = nt ? realloc(p->v, (nrows + 1) * sizeof *nv) : NULL;
+        if (!nv) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        p->v = nv;
+        p->t[nrows] = t;
+        p->v[nrows] = v;
+        p->n = nrows + 1;
+    }
+    return 0;
+}
+
 int model_read_inputs_csv(struct model_settings *ms, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -470,62 +536,13 @@ int model_read_inputs_csv(struct model_settings *ms, const char *path, char *err
             continue;
         char *save = NULL, *tok = strtok_r(line, ",", &save);
         if (ncol == 0) {
-            /* the header: time_s, then one name per input */
-            if (!tok || strcmp(tok, "time_s") != 0) {
-                snprintf(err, errlen, "%s:%zu: the header is time_s,NAME,... (one name per input)",
-                         path, lineno);
+            if (inputs_header(ms, tok, &save, names, &ncol, path, lineno, err, errlen) < 0)
                 goto out;
-            }
-            while ((tok = strtok_r(NULL, ",", &save)) != NULL) {
-                if (ncol == TB_IDENT_MAX_INPUTS) {
-                    snprintf(err, errlen, "%s:%zu: more than %d inputs", path, lineno,
-                             TB_IDENT_MAX_INPUTS);
-                    goto out;
-                }
-                struct input_profile *p = &ms->profile[ncol];
-                memset(p, 0, sizeof *p);
-                p->kind = PROFILE_CSV;
-                names[ncol] = strdup(tok);
-                if (!names[ncol]) {
-                    snprintf(err, errlen, "out of memory");
-                    goto out;
-                }
-                ncol++;
-                ms->nprofiles = ncol;
-            }
-            if (ncol == 0) {
-                snprintf(err, errlen, "%s:%zu: no input named after time_s", path, lineno);
-                goto out;
-            }
             continue;
         }
-        double t, v;
-        if (!tok || tb_cli_number(tok, &t) < 0 || (nrows && t < ms->profile[0].t[nrows - 1])) {
-            snprintf(err, errlen, "%s:%zu: a time in s, in time order, is wanted first", path,
-                     lineno);
+        if (inputs_row(ms, tok, &save, (const char *const *)names, ncol, nrows, path, lineno, err,
+                       errlen) < 0)
             goto out;
-        }
-        for (size_t k = 0; k < ncol; k++) {
-            struct input_profile *p = &ms->profile[k];
-            tok = strtok_r(NULL, ",", &save);
-            if (!tok || tb_cli_number(tok, &v) < 0) {
-                snprintf(err, errlen, "%s:%zu: %s's value is not a number", path, lineno,
-                         names[k]);
-                goto out;
-            }
-            double *nt = realloc(p->t, (nrows + 1) * sizeof *nt);
-            if (nt)
-                p->t = nt;
-            double *nv = nt ? realloc(p->v, (nrows + 1) * sizeof *nv) : NULL;
-            if (!nv) {
-                snprintf(err, errlen, "out of memory");
-                goto out;
-            }
-            p->v = nv;
-            p->t[nrows] = t;
-            p->v[nrows] = v;
-            p->n = nrows + 1;
-        }
         nrows++;
     }
     if (nrows == 0) {
