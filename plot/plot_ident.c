@@ -257,6 +257,33 @@ static void draw_ident_page(void *ctx)
     draw_gains(m, g->units, g->unit, left, band, 0);
 }
 
+/* Sensor I's panel Q: its measured points of DATA, the prediction PRED
+ * (plus the ambient, where the model is above it) and the residuals.  0,
+ * or -1 when memory runs out. */
+static int fill_panel(struct sensor_panel *q, const tb_ident_run *data, size_t i,
+                      const double *pred)
+{
+    size_t n = data->n;
+    q->t = malloc(n * sizeof *q->t);
+    q->y = malloc(n * sizeof *q->y);
+    q->pred = malloc(n * sizeof *q->pred);
+    q->res = malloc(n * sizeof *q->res);
+    if (!q->t || !q->y || !q->pred || !q->res)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        double y = data->y[i][k];
+        if (isnan(y))
+            continue;
+        double amb = data->ambient ? data->ambient[k] : 0;
+        q->t[q->n] = data->t[k] - data->t[0];
+        q->y[q->n] = y;
+        q->pred[q->n] = pred[k] + amb;
+        q->res[q->n] = y - q->pred[q->n];
+        q->n++;
+    }
+    return 0;
+}
+
 int plot_ident(const struct plot_settings *s, const char *path)
 {
     char err[TB_ERRMAX];
@@ -304,26 +331,10 @@ int plot_ident(const struct plot_settings *s, const char *path)
         goto out;
     }
     for (size_t i = 0; i < ns; i++) {
-        struct sensor_panel *q = &p[i];
-        q->t = malloc(n * sizeof *q->t);
-        q->y = malloc(n * sizeof *q->y);
-        q->pred = malloc(n * sizeof *q->pred);
-        q->res = malloc(n * sizeof *q->res);
-        if (!q->t || !q->y || !q->pred || !q->res)
+        if (fill_panel(&p[i], &data, i, pred[i]) < 0)
             goto out;
-        for (size_t k = 0; k < n; k++) {
-            double y = data.y[i][k];
-            if (isnan(y))
-                continue;
-            double amb = data.ambient ? data.ambient[k] : 0;
-            q->t[q->n] = data.t[k] - data.t[0];
-            q->y[q->n] = y;
-            q->pred[q->n] = pred[i][k] + amb;
-            q->res[q->n] = y - q->pred[q->n];
-            q->n++;
-        }
-        q->rmse = rmse[i];
-        q->worst = worst[i];
+        p[i].rmse = rmse[i];
+        p[i].worst = worst[i];
     }
     int rows = (int)ns + 2;   /* the inputs, each sensor, the gains */
     double min_height;
