@@ -651,26 +651,16 @@ static void try_top(struct vp *vp, double *tau, double *best_rss, int *best_conv
     *best_converged = conv;
 }
 
-/* The global search: the grid screen, then the coarse refinement of each
- * of its lowest basins, then the full refinement of the lowest distinct
- * optima found.  TAU gets the best τ, sorted; the workspace is left solved
- * at it.  Returns 0, or -1 when no start could be refined. */
-int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
-              int *converged)
+/* The coarse stage: each of the NSTARTS starts of the GRID screen
+ * refined on a thinned copy of the run, the distinct optima into CAND
+ * (their RSS into CAND_RSS, *NCAND of them).  One basin has nothing to
+ * choose between: no coarse stage.  Without memory for it, each start
+ * goes on as it is (its RSS its rank).  1 when the coarse stage ran. */
+static int coarse_stage(struct vp *vp, const double *grid, size_t starts[][TB_FIT_MAX_ORDER],
+                        size_t nstarts, double cand[][TB_FIT_MAX_ORDER], double *cand_rss,
+                        size_t *ncand_out)
 {
-    size_t G = grid_points[vp->n], n = vp->n, ncand = 0;
-    double grid[64], best_rss = INFINITY, best_tau[TB_FIT_MAX_ORDER];
-    double cand[STARTS][TB_FIT_MAX_ORDER], cand_rss[STARTS];
-    size_t starts[STARTS][TB_FIT_MAX_ORDER];
-    int best_converged = 0;
-
-    vp->theta_lo = log(tau_min);
-    vp->theta_hi = log(tau_max);
-    for (size_t g = 0; g < G; g++)
-        grid[g] = exp(vp->theta_lo + (vp->theta_hi - vp->theta_lo) * ((double)g + 0.5) / (double)G);
-    size_t nstarts = screen(vp, grid, G, starts);
-
-    /* One basin: nothing to choose between, so no coarse stage. */
+    size_t n = vp->n, ncand = 0;
     tb_series *thin = nstarts > 1 ? calloc(vp->ns, sizeof *thin) : NULL;
     struct vp *coarse = NULL;
     if (thin && thin_series(vp, thin) == 0 && (coarse = vp_alloc(thin, vp->ns, (int)n))) {
@@ -705,11 +695,35 @@ int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
         memcpy(cand[ncand], t, sizeof t);
         cand_rss[ncand++] = rss;
     }
-    int coarse_done = coarse != NULL;
+    int done = coarse != NULL;
     vp_free(coarse);
     for (size_t k = 0; thin && k < vp->ns; k++)
         free((double *)thin[k].t);   /* thin_series() allocated it */
     free(thin);
+    *ncand_out = ncand;
+    return done;
+}
+
+/* The global search: the grid screen, then the coarse refinement of each
+ * of its lowest basins, then the full refinement of the lowest distinct
+ * optima found.  TAU gets the best τ, sorted; the workspace is left solved
+ * at it.  Returns 0, or -1 when no start could be refined. */
+int vp_search(struct vp *vp, double tau_min, double tau_max, double *tau,
+              int *converged)
+{
+    size_t G = grid_points[vp->n], n = vp->n, ncand = 0;
+    double grid[64], best_rss = INFINITY, best_tau[TB_FIT_MAX_ORDER];
+    double cand[STARTS][TB_FIT_MAX_ORDER], cand_rss[STARTS];
+    size_t starts[STARTS][TB_FIT_MAX_ORDER];
+    int best_converged = 0;
+
+    vp->theta_lo = log(tau_min);
+    vp->theta_hi = log(tau_max);
+    for (size_t g = 0; g < G; g++)
+        grid[g] = exp(vp->theta_lo + (vp->theta_hi - vp->theta_lo) * ((double)g + 0.5) / (double)G);
+    size_t nstarts = screen(vp, grid, G, starts);
+
+    int coarse_done = coarse_stage(vp, grid, starts, nstarts, cand, cand_rss, &ncand);
 
     /* The lowest distinct coarse optima, refined on every point: those
      * within 2 % of the lowest (the thinned run ranks them only roughly;
