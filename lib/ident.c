@@ -923,9 +923,72 @@ static double largest_variance(const gsl_matrix *const *cov, const size_t *at, s
     return most;
 }
 
+/* The symmetric positive definite I inverted, scaled to unit diagonal
+ * before Cholesky: the τ and gain blocks differ by orders of magnitude.
+ * 0, or -1 (not positive definite, or no memory). */
+static int invert_scaled(gsl_matrix *I)
+{
+    size_t P = I->size1;
+    double *d = malloc(P * sizeof *d);
+    if (!d)
+        return -1;
+    for (size_t a = 0; a < P; a++)
+        d[a] = 1 / sqrt(fmax(gsl_matrix_get(I, a, a), 1e-300));
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = 0; b < P; b++)
+            I->data[a * I->tda + b] *= d[a] * d[b];
+    if (gsl_linalg_cholesky_decomp1(I) != GSL_SUCCESS || gsl_linalg_cholesky_invert(I) != GSL_SUCCESS) {
+        free(d);
+        return -1;
+    }
+    for (size_t a = 0; a < P; a++)
+        for (size_t b = 0; b < P; b++)
+            I->data[a * I->tda + b] *= d[a] * d[b];
+    free(d);
+    return 0;
+}
+
+/* Each τ's, gain's and steady gain's interval at Z standard errors of
+ * the largest of its variances in COV; a gain at its bound (no position
+ * in POS) has only an upper side. */
+static void take_intervals(const struct work *w, tb_ident_model *m, const size_t *pos,
+                           const gsl_matrix *const cov[3], double z)
+{
+    size_t nu = w->nu, ns = w->ns, nm = w->nm, p = w->p;
+    for (size_t j = 0; j < nm; j++) {
+        size_t at[1] = {j};
+        double se = sqrt(largest_variance(cov, at, 1));
+        m->tau[j].lo = w->tau[j] * exp(-z * se);
+        m->tau[j].hi = w->tau[j] * exp(z * se);
+    }
+    for (size_t i = 0; i < ns; i++)
+        for (size_t u = 0; u < nu; u++) {
+            size_t at[TB_IDENT_MAX_MODES], n = 0;
+            for (size_t j = 0; j < nm; j++) {
+                size_t a = pos[i * p + gain_col(w, u, j)];
+                tb_estimate *g = &m->gain[(i * nu + u) * nm + j];
+                if (a == (size_t)-1) {
+                    g->lo = 0;   /* at the bound: only an upper side */
+                    g->hi = NAN;
+                    continue;
+                }
+                at[n++] = a;
+                double se = sqrt(largest_variance(cov, &a, 1));
+                g->lo = fmax(0, g->value - z * se);
+                g->hi = g->value + z * se;
+            }
+            tb_estimate *st = &m->steady[i * nu + u];
+            if (n) {
+                double se = sqrt(largest_variance(cov, at, n));
+                st->lo = fmax(0, st->value - z * se);
+                st->hi = st->value + z * se;
+            }
+        }
+}
+
 static int covariance(struct work *w, tb_ident_model *m, double z)
 {
-    size_t nu = w->nu, ns = w->ns, nm = w->nm, p = w->p, P;
+    size_t ns = w->ns, nm = w->nm, p = w->p, P;
     size_t *pos = joint_positions(w, &P);
     int rc = -1;
     if (!pos)
@@ -963,24 +1026,8 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
     }
     if (hac_meat(&jc, sigma2, P, Mt, Wt) < 0)
         goto out;
-    /* scaled to unit diagonal before Cholesky: the τ and gain blocks
-     * differ by orders of magnitude */
-    double *d = malloc(P * sizeof *d);
-    if (!d)
+    if (invert_scaled(I) < 0)
         goto out;
-    for (size_t a = 0; a < P; a++)
-        d[a] = 1 / sqrt(fmax(gsl_matrix_get(I, a, a), 1e-300));
-    for (size_t a = 0; a < P; a++)
-        for (size_t b = 0; b < P; b++)
-            I->data[a * I->tda + b] *= d[a] * d[b];
-    if (gsl_linalg_cholesky_decomp1(I) != GSL_SUCCESS || gsl_linalg_cholesky_invert(I) != GSL_SUCCESS) {
-        free(d);
-        goto out;
-    }
-    for (size_t a = 0; a < P; a++)
-        for (size_t b = 0; b < P; b++)
-            I->data[a * I->tda + b] *= d[a] * d[b];
-    free(d);
     /* the sandwiches I⁻¹ M I⁻¹ and I⁻¹ W I⁻¹; each quantity (a τ, a gain,
      * a sum of gains) takes the largest of its three variances */
     gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, I, Mt, 0.0, T);
@@ -988,35 +1035,7 @@ static int covariance(struct work *w, tb_ident_model *m, double z)
     gsl_blas_dsymm(CblasLeft, CblasUpper, 1.0, I, Wt, 0.0, T);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, T, I, 0.0, H2);
     const gsl_matrix *cov[3] = {I, H, H2};
-    for (size_t j = 0; j < nm; j++) {
-        size_t at[1] = {j};
-        double se = sqrt(largest_variance(cov, at, 1));
-        m->tau[j].lo = w->tau[j] * exp(-z * se);
-        m->tau[j].hi = w->tau[j] * exp(z * se);
-    }
-    for (size_t i = 0; i < ns; i++)
-        for (size_t u = 0; u < nu; u++) {
-            size_t at[TB_IDENT_MAX_MODES], n = 0;
-            for (size_t j = 0; j < nm; j++) {
-                size_t a = pos[i * p + gain_col(w, u, j)];
-                tb_estimate *g = &m->gain[(i * nu + u) * nm + j];
-                if (a == (size_t)-1) {
-                    g->lo = 0;   /* at the bound: only an upper side */
-                    g->hi = NAN;
-                    continue;
-                }
-                at[n++] = a;
-                double se = sqrt(largest_variance(cov, &a, 1));
-                g->lo = fmax(0, g->value - z * se);
-                g->hi = g->value + z * se;
-            }
-            tb_estimate *st = &m->steady[i * nu + u];
-            if (n) {
-                double se = sqrt(largest_variance(cov, at, n));
-                st->lo = fmax(0, st->value - z * se);
-                st->hi = st->value + z * se;
-            }
-        }
+    take_intervals(w, m, pos, cov, z);
     rc = 0;
 out:
     free(pos);
