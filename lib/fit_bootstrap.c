@@ -43,6 +43,48 @@ static void percentile_interval(double *x, size_t n, double level, tb_estimate *
     e->hi = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5 + level / 2);
 }
 
+/* One resample into YSTAR: FITTED plus blocks of RESID drawn with
+ * replacement, each series' own block length (BLOCK), or, for series
+ * sampled together, the same blocks for all of them (ALIGNED, its
+ * length: the longest). */
+static void resample(const struct vp *vp, gsl_rng *rng, size_t aligned, const size_t *block,
+                     const double *fitted, const double *resid, double *ystar)
+{
+    size_t ns = vp->ns, off = 0;
+    for (size_t k = 0; k < (aligned ? 1 : ns); k++) {
+        size_t m = vp->s[k].m, L = aligned ? aligned : block[k];
+        for (size_t i = 0; i < m;) {
+            size_t start = (size_t)gsl_rng_uniform_int(rng, m - L + 1);
+            for (size_t l = 0; l < L && i < m; l++, i++)
+                for (size_t j = 0; j < (aligned ? ns : 1); j++)
+                    ystar[off + j * m + i] = fitted[off + j * m + i] + resid[off + j * m + start + l];
+        }
+        off += m;
+    }
+}
+
+/* Each T∞, k and τ of FIT its percentile interval at LEVEL from the DONE
+ * resamples of VALS (NS series of Q values, then the N τ, a row each).  0,
+ * or -1 when memory runs out. */
+static int take_percentiles(tb_fit *fit, const double *vals, size_t done, size_t ns, size_t q,
+                            size_t n, double level)
+{
+    size_t nvals = ns * q + n;
+    double *col = malloc(done * sizeof *col);
+    if (!col)
+        return -1;
+    for (size_t p = 0; p < nvals; p++) {
+        for (size_t b = 0; b < done; b++)
+            col[b] = vals[b * nvals + p];
+        tb_estimate *e = p >= ns * q ? &fit->tau[p - ns * q]
+                         : p % q == 0 ? &fit->series[p / q].t_inf
+                                      : &fit->series[p / q].k[p % q - 1];
+        percentile_interval(col, done, level, e);
+    }
+    free(col);
+    return 0;
+}
+
 int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
                   const tb_fit_options *opt)
 {
@@ -88,18 +130,7 @@ int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
     for (size_t k = 0; k < ns; k++)
         longest = block[k] > longest ? block[k] : longest;
     for (size_t b = 0; b < N; b++) {
-        off = 0;
-        for (size_t k = 0; k < (aligned ? 1 : ns); k++) {
-            size_t m = vp->s[k].m, L = aligned ? longest : block[k];
-            for (size_t i = 0; i < m;) {
-                size_t start = (size_t)gsl_rng_uniform_int(rng, m - L + 1);
-                for (size_t l = 0; l < L && i < m; l++, i++)
-                    for (size_t j = 0; j < (aligned ? ns : 1); j++)
-                        ystar[off + j * m + i] =
-                            fitted[off + j * m + i] + resid[off + j * m + start + l];
-            }
-            off += m;
-        }
+        resample(vp, rng, aligned ? longest : 0, block, fitted, resid, ystar);
         double tau[TB_FIT_MAX_ORDER], rss;
         int converged;
         bvp->solved = 0;
@@ -122,18 +153,8 @@ int fit_bootstrap(struct vp *vp, const tb_series *s, tb_fit *fit,
     }
     if (done < 10)
         goto out;
-    double *col = malloc(done * sizeof *col);
-    if (!col)
+    if (take_percentiles(fit, vals, done, ns, q, n, opt->level) < 0)
         goto out;
-    for (size_t p = 0; p < nvals; p++) {
-        for (size_t b = 0; b < done; b++)
-            col[b] = vals[b * nvals + p];
-        tb_estimate *e = p >= ns * q ? &fit->tau[p - ns * q]
-                         : p % q == 0 ? &fit->series[p / q].t_inf
-                                      : &fit->series[p / q].k[p % q - 1];
-        percentile_interval(col, done, opt->level, e);
-    }
-    free(col);
     /* kept: quantities derived from the fit take their intervals from the
      * same resamples (tb_fit_derive()) */
     fit->replicates = vals;
