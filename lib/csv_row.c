@@ -175,7 +175,7 @@ int csv_file_read(struct csv_file *f)
         f->line++;
         if (line[0] == '#')
             continue;
-        if (line[len - 1] != '\n') {
+        if (line[len - 1] != '\n' && !f->open_end) {
             csv_file_fail(f, "the last row is cut short (no end of line)");
             break;
         }

@@ -45,6 +45,9 @@ struct csv_file {
     size_t line;                /* of the row being read */
     int failed;
     struct csv_row row;
+    int open_end;               /* a last row without its end of line is
+                                   read (a file written by hand), not
+                                   taken as cut short (one written by a tool) */
     void (*on_row)(struct csv_file *f, void *ctx);
     void *ctx;
 };

@@ -1581,6 +1581,26 @@ int tb_schedule_parse(const char *spec, const tb_ident_model *m, tb_schedule *s,
  * next change after T. */
 double tb_schedule_inputs(const tb_schedule *s, size_t ninputs, double t, double *u);
 
+/* A profile: values over time from a small CSV file, as tb-sim's
+ * --power-csv and --inputs-csv give them.  Read with libcsv: lines that
+ * start with '#' skipped, an optional header (a first row whose first
+ * cell is not a number: "time_s,NAME,..."), then rows of as many numbers,
+ * the time first and in order, each value within ±TB_POWER_MAX.  Row I's
+ * value of column J is v[i * ncols + j]. */
+typedef struct tb_profile {
+    char *time_name;   /* the header's first cell; NULL without a header */
+    char **names;      /* NCOLS names; NULL without a header */
+    size_t ncols;      /* value columns, the time not counted */
+    double *t, *v;
+    size_t n;          /* rows */
+} tb_profile;
+
+/* 0, or -1 with "FILE:LINE: message" (a cell that is not a number, a
+ * time out of order, a row of another length).  A last row without its
+ * end of line is read: such files are written by hand. */
+int tb_profile_read(const char *path, tb_profile *p, char *err, size_t errlen);
+void tb_profile_free(tb_profile *p);
+
 /* The periodic steady state of model M under schedule S: the state at the
  * start of a frame is x = (I − Φ)⁻¹·b for the frame's map x → Φx + b,
  * computed directly (no settling simulated); each sensor's peak over the

@@ -32,59 +32,22 @@ double sim_ar_noise(double last, double ar, double sd, gsl_rng *rng)
 int sim_read_profile_csv(const char *path, double **t, double **v, size_t *n, char *err,
                          size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    char line[256];
-    size_t lineno = 0;
+    tb_profile p;
     *t = *v = NULL;
     *n = 0;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (tb_profile_read(path, &p, err, errlen) < 0)
+        return -1;
+    if (p.ncols != 1) {
+        snprintf(err, errlen, "%s: %zu columns after the time: a profile is \"time_s,value\"",
+                 path, p.ncols);
+        tb_profile_free(&p);
         return -1;
     }
-    int first = 1;   /* the first line that is no comment may be a header */
-    while (fgets(line, sizeof line, f)) {
-        double a, b;
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        int header = first && !strchr("0123456789.-+", line[0]);
-        first = 0;
-        if (header)
-            continue;
-        char *comma = strchr(line, ',');
-        if (comma)
-            *comma = '\0';
-        if (!comma || tb_cli_number(line, &a) < 0 || tb_cli_number(comma + 1, &b) < 0 ||
-            (*n && a < (*t)[*n - 1])) {
-            snprintf(err, errlen, "%s:%zu: expected \"time_s,value\" in time order", path, lineno);
-            fclose(f);
-            return -1;
-        }
-        if (!(fabs(b) <= TB_POWER_MAX)) {
-            snprintf(err, errlen, "%s:%zu: %s is beyond ±%g W", path, lineno, comma + 1,
-                     TB_POWER_MAX);
-            fclose(f);
-            return -1;
-        }
-        double *nt = realloc(*t, (*n + 1) * sizeof *nt);
-        if (nt)
-            *t = nt;
-        double *nv = nt ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
-        if (!nt || !nv) {
-            fclose(f);
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        *v = nv;
-        (*t)[*n] = a;
-        (*v)[(*n)++] = b;
-    }
-    fclose(f);
-    if (*n == 0) {
-        snprintf(err, errlen, "%s: no value given", path);
-        return -1;
-    }
+    *t = p.t;
+    *v = p.v;
+    *n = p.n;
+    p.t = p.v = NULL;
+    tb_profile_free(&p);
     return 0;
 }
 
@@ -449,123 +412,49 @@ int model_print_steady(const struct model_settings *ms, const tb_ident_model *m,
 
 /* --- a profile of every input in one file ------------------------------------- */
 
-/* The header: time_s (TOK), then one name per input (from SAVE), each
- * into NAMES and an input=csv profile of MS.  0, or -1 with ERR. */
-static int inputs_header(struct model_settings *ms, const char *tok, char **save, char **names,
-                         size_t *ncol, const char *path, size_t lineno, char *err, size_t errlen)
-{
-    if (!tok || strcmp(tok, "time_s") != 0) {
-        snprintf(err, errlen, "%s:%zu: the header is time_s,NAME,... (one name per input)",
-                 path, lineno);
-        return -1;
-    }
-    while ((tok = strtok_r(NULL, ",", save)) != NULL) {
-        if (*ncol == TB_IDENT_MAX_INPUTS) {
-            snprintf(err, errlen, "%s:%zu: more than %d inputs", path, lineno, TB_IDENT_MAX_INPUTS);
-            return -1;
-        }
-        struct input_profile *p = &ms->profile[*ncol];
-        memset(p, 0, sizeof *p);
-        p->kind = PROFILE_CSV;
-        names[*ncol] = strdup(tok);
-        if (!names[*ncol]) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        ms->nprofiles = ++*ncol;
-    }
-    if (*ncol == 0) {
-        snprintf(err, errlen, "%s:%zu: no input named after time_s", path, lineno);
-        return -1;
-    }
-    return 0;
-}
-
-/* Row NROWS: its time (TOK), then a value per input (from SAVE), appended
- * to MS's NCOL profiles.  0, or -1 with ERR. */
-static int inputs_row(struct model_settings *ms, const char *tok, char **save,
-                      const char *const *names, size_t ncol, size_t nrows, const char *path,
-                      size_t lineno, char *err, size_t errlen)
-{
-    double t, v;
-    if (!tok || tb_cli_number(tok, &t) < 0 || (nrows && t < ms->profile[0].t[nrows - 1])) {
-        snprintf(err, errlen, "%s:%zu: a time in s, in time order, is wanted first", path, lineno);
-        return -1;
-    }
-    for (size_t k = 0; k < ncol; k++) {
-        struct input_profile *p = &ms->profile[k];
-        tok = strtok_r(NULL, ",", save);
-        if (!tok || tb_cli_number(tok, &v) < 0) {
-            snprintf(err, errlen, "%s:%zu: %s's value is not a number", path, lineno, names[k]);
-            return -1;
-        }
-        double *nt = realloc(p->t, (nrows + 1) * sizeof *nt);
-        if (nt)
-            p->t = nt;
-        double *nv = nt ? realloc(p->v, (nrows + 1) * sizeof *nv) : NULL;
-        if (!nv) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        p->v = nv;
-        p->t[nrows] = t;
-        p->v[nrows] = v;
-        p->n = nrows + 1;
-    }
-    return 0;
-}
-
 int model_read_inputs_csv(struct model_settings *ms, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL, *names[TB_IDENT_MAX_INPUTS];
-    size_t size = 0, lineno = 0, ncol = 0, nrows = 0;
+    tb_profile p;
     int rc = -1;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
     if (ms->nprofiles) {
         snprintf(err, errlen, "--inputs-csv and --input both set the inputs: give one");
+        return -1;
+    }
+    if (tb_profile_read(path, &p, err, errlen) < 0)
+        return -1;
+    if (!p.time_name || strcmp(p.time_name, "time_s") != 0) {
+        snprintf(err, errlen, "%s: the header is time_s,NAME,... (one name per input)", path);
         goto out;
     }
-    while (getline(&line, &size, f) >= 0) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *save = NULL, *tok = strtok_r(line, ",", &save);
-        if (ncol == 0) {
-            if (inputs_header(ms, tok, &save, names, &ncol, path, lineno, err, errlen) < 0)
-                goto out;
-            continue;
-        }
-        if (inputs_row(ms, tok, &save, (const char *const *)names, ncol, nrows, path, lineno, err,
-                       errlen) < 0)
-            goto out;
-        nrows++;
-    }
-    if (nrows == 0) {
-        snprintf(err, errlen, "%s: no rows of values", path);
+    if (p.ncols > TB_IDENT_MAX_INPUTS) {
+        snprintf(err, errlen, "%s: more than %d inputs", path, TB_IDENT_MAX_INPUTS);
         goto out;
     }
     /* each column an input=csv profile, bound to the model by its name */
-    for (size_t k = 0; k < ncol; k++) {
-        char *spec = malloc(strlen(names[k]) + 2);
-        if (!spec) {
+    for (size_t k = 0; k < p.ncols; k++) {
+        struct input_profile *q = &ms->profile[k];
+        memset(q, 0, sizeof *q);
+        q->kind = PROFILE_CSV;
+        q->t = malloc(p.n * sizeof *q->t);
+        q->v = malloc(p.n * sizeof *q->v);
+        char *spec = malloc(strlen(p.names[k]) + 2);
+        q->spec = spec;
+        ms->nprofiles = k + 1;
+        ms->owned_specs = 1;
+        if (!q->t || !q->v || !spec) {
             snprintf(err, errlen, "out of memory");
             goto out;
         }
-        sprintf(spec, "%s=", names[k]);
-        ms->profile[k].spec = spec;
-        ms->owned_specs = 1;
+        sprintf(spec, "%s=", p.names[k]);
+        for (size_t i = 0; i < p.n; i++) {
+            q->t[i] = p.t[i];
+            q->v[i] = p.v[i * p.ncols + k];
+        }
+        q->n = p.n;
     }
     rc = 0;
 out:
-    for (size_t k = 0; k < ncol; k++)
-        free(names[k]);
-    free(line);
-    fclose(f);
+    tb_profile_free(&p);
     return rc;
 }
 
