@@ -170,7 +170,7 @@ int csv_file_read(struct csv_file *f)
         snprintf(f->err, f->errlen, "%s: cannot open: %s", f->name, strerror(errno));
         return -1;
     }
-    csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
+    csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
     while (!f->failed && (len = getline(&line, &size, in)) >= 0) {
         f->line++;
         if (line[0] == '#')
@@ -183,8 +183,8 @@ int csv_file_read(struct csv_file *f)
             (csv_parse(&p, line, (size_t)len, on_cell, on_row, f) != (size_t)len && !f->failed))
             csv_file_fail(f, "malformed CSV");
     }
-    if (!f->failed)
-        csv_fini(&p, on_cell, on_row, f);
+    if (!f->failed && csv_fini(&p, on_cell, on_row, f) != 0)
+        csv_file_fail(f, "malformed CSV (a quote is not closed)");   /* its cell would hold the rest */
     csv_row_free(&f->row);
     csv_free(&p);
     free(line);

@@ -545,7 +545,7 @@ int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *
     size_t size = 0;
     ssize_t len;
 
-    csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
+    csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL);
     while (!r.failed && (len = getline(&line, &size, f)) >= 0) {
         r.line++;
         if (line[len - 1] != '\n') {
@@ -566,8 +566,10 @@ int tb_results_read_stream(FILE *f, const char *name, tb_result **rows, size_t *
             snprintf(err, errlen, "%s:%zu: malformed CSV", r.name, r.line);
         }
     }
-    if (!r.failed)
-        csv_fini(&p, on_cell, on_row, &r);
+    if (!r.failed && csv_fini(&p, on_cell, on_row, &r) != 0 && !r.failed) {
+        r.failed = 1;   /* a quote never closed: its cell would hold the rest */
+        snprintf(err, errlen, "%s:%zu: malformed CSV (a quote is not closed)", r.name, r.line);
+    }
     if (!r.failed && !r.header_done) {
         r.failed = 1;
         snprintf(err, errlen, "%s:1: empty file", r.name);
