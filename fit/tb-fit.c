@@ -367,9 +367,11 @@ static int fit_option(int c, const char *arg, struct settings *s)
     double x;
     switch (c) {
     case 'c':
+        if (tb_cli_push(&s->columns, &s->ncolumns, arg) < 0)
+            return usage_error("%s", "out of memory");
+        break;
     case OPT_WORK:
-        if ((c == 'c' ? tb_cli_push(&s->columns, &s->ncolumns, arg)
-                      : tb_cli_push(&s->work, &s->nwork, arg)) < 0)
+        if (tb_cli_push(&s->work, &s->nwork, arg) < 0)
             return usage_error("%s", "out of memory");
         break;
     case OPT_SHARED_TAU: s->shared_tau = 1; break;
@@ -387,9 +389,11 @@ static int fit_option(int c, const char *arg, struct settings *s)
     case OPT_STRICT: s->strict = 1; break;
     case OPT_RUN_LENGTH: s->run_length = 1; break;
     case OPT_TOLERANCE:
+        if (tb_cli_tolerance(arg, &s->tolerance, err, sizeof err) < 0)
+            return usage_error("%s", err);
+        break;
     case OPT_STEP:
-        if ((c == OPT_STEP ? tb_cli_step(arg, &s->step, err, sizeof err)
-                           : tb_cli_tolerance(arg, &s->tolerance, err, sizeof err)) < 0)
+        if (tb_cli_step(arg, &s->step, err, sizeof err) < 0)
             return usage_error("%s", err);
         break;
     case OPT_MAX_POINTS:

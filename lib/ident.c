@@ -1379,6 +1379,7 @@ static int prepare_runs(const tb_ident_run *in, size_t nruns, const char *const 
 /* Each number of modes tried: its best τ, AICc and held-out rmse. */
 struct mode_search {
     int first, last;   /* the numbers of modes tried */
+    size_t rows;       /* the runs' rows, all together */
     double lphi, hphi; /* the τ range, in log */
     double best_tau[TB_IDENT_MAX_MODES][TB_IDENT_MAX_MODES];
     double aicc[TB_IDENT_MAX_MODES], hold[TB_IDENT_MAX_MODES];
@@ -1389,9 +1390,7 @@ struct mode_search {
 static int search_modes(const struct irun *const *rp, size_t nruns, size_t nu, size_t ns, int nm,
                         int held, struct mode_search *ms, char *err, size_t errlen)
 {
-    size_t rows = 0;
-    for (size_t r = 0; r < nruns; r++)
-        rows += rp[r]->n;
+    size_t rows = ms->rows;
     struct work *w = work_alloc(rp, nruns, nu, ns, (size_t)nm);
     if (!w) {
         snprintf(err, errlen, "out of memory");
@@ -1538,6 +1537,8 @@ int tb_ident_fit(const tb_ident_run *in, size_t nruns, const char *const *inputs
     struct mode_search ms = {.first = o.modes ? o.modes : 1, .last = o.modes ? o.modes : o.max_modes,
                              .lphi = log(lo), .hphi = log(hi)};
     int tried = ms.last;
+    for (size_t r = 0; r < nruns; r++)
+        ms.rows += runs[r].n;
     for (int j = 0; j < TB_IDENT_MAX_MODES; j++)
         ms.aicc[j] = ms.hold[j] = NAN;
     for (int nm = ms.first, st = 0; nm <= ms.last && st == 0; nm++)

@@ -315,8 +315,9 @@ static int data_range(const struct plot_settings *s, const struct series *se, si
 
 /* Each axis of PAGE scaled to a readable unit, padded, labelled: the
  * column, or the quantity of its columns, and the unit. */
-static void scale_axes(struct raw_page *page, const char *units[2])
+static void scale_axes(struct raw_page *page)
 {
+    const char *const *units = page->units;
     const char *shown[2] = {units[0], units[1]};
     for (int a = 0; a < (units[1] ? 2 : 1); a++) {
         page->vscale[a] = unit_scale(units[a], fmax(fabs(page->lo[a]), fabs(page->hi[a])), &shown[a]);
@@ -375,25 +376,23 @@ int plot_raw(const struct plot_settings *s, const char *path)
             goto done;
         }
     }
-    double t[2];
-    struct raw_page page = {s, path, se, n, idx, amb, {units[0], units[1]}, {0, 0}, {0, 0},
-                            {1, 1}, 0, 0, 1, NULL, {""}};
     if (axis_units(se, n, units, path) < 0) {
         status = TB_EXIT_INPUT;
         goto done;
     }
+    double t[2];
+    struct raw_page page = {.s = s, .path = path, .se = se, .n = n, .idx = idx, .amb = amb,
+                            .units = {units[0], units[1]}, .vscale = {1, 1}};
     if (data_range(s, se, n, units[0], t, page.lo, page.hi) < 0) {
         fprintf(stderr, "tb-plot: %s: no points to draw in the window\n", path);
         status = TB_EXIT_INPUT;
         goto done;
     }
-    page.units[0] = units[0];
-    page.units[1] = units[1];
     page.scale = time_scale(t[1] - t[0], &page.xlabel);
     page.t_lo = t[0] / page.scale;
     page.t_hi = t[1] / page.scale;
     padded_range(&page.t_lo, &page.t_hi);
-    scale_axes(&page, units);
+    scale_axes(&page);
     figure_draw(&s->fig, 1, draw_raw_page, &page);
 done:
     for (size_t k = 0; k < n; k++)

@@ -264,9 +264,11 @@ static int parse_options(int argc, char **argv, struct plot_settings *s, const s
             break;
         case OPT_OVERLAY: s->overlay = 1; break;
         case OPT_TOLERANCE:
+            if (tb_cli_tolerance(optarg, &s->tolerance, err, sizeof err) < 0)
+                return usage_error("%s", err);
+            break;
         case OPT_STEP:
-            if ((c == OPT_STEP ? tb_cli_step(optarg, &s->step, err, sizeof err)
-                               : tb_cli_tolerance(optarg, &s->tolerance, err, sizeof err)) < 0)
+            if (tb_cli_step(optarg, &s->step, err, sizeof err) < 0)
                 return usage_error("%s", err);
             break;
         case OPT_GROUP_BY: case OPT_GROUP_ORDER: case OPT_X: case OPT_Y: case OPT_OPS:
