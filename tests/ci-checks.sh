@@ -2,8 +2,9 @@
 # checkers, sourced by tests/tb-compare-ci.test and tests/tb-fit-ci.test
 # after tap.sh: JUnit XML by xmllint against the xUnit plugin's schema,
 # KCIDB by its published JSON schema (python3-jsonschema), TAP by Perl's
-# TAP::Parser, LAVA's calls by LAVA's own lava-test-case, SQUAD's metrics
-# by the rules of SQUAD's parser (no SQUAD here).
+# TAP::Parser and by node-tap's parser, which reads TAP 14, LAVA's calls
+# by LAVA's own lava-test-case, SQUAD's metrics by the rules of SQUAD's
+# parser (no SQUAD here).
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The schemas are other projects' (the xUnit plugin's junit-10.xsd, KCIDB's
 # v5.3 JSON schema), not tbkit's: TB_SCHEMAS names a folder holding them
@@ -46,6 +47,26 @@ check_tap() {   # FILE TESTS FAILED WHAT: TAP::Parser's count of tests and failu
     else
         skip "tap: no prove (perl) to check $4"
     fi
+    check_tap14 "$@"
+}
+# node-tap's parser (Debian's node-tap-parser), which reads TAP 14 as
+# Perl's reads 13, strict: the same counts, no line it does not know,
+# each test's YAML block read
+check_tap14() {   # FILE TESTS FAILED WHAT
+    f=$1 want_tests=$2 want_failed=$3
+    if ! NODE_PATH=/usr/share/nodejs tap-parser -s </dev/null >/dev/null 2>&1; then
+        skip "tap: no node-tap-parser (a TAP 14 parser) to check $4"
+        return
+    fi
+    NODE_PATH=/usr/share/nodejs tap-parser --strict -j 0 <"$f" >"$f.tap14" 2>&1
+    ok 'python3 -c "import json, sys
+ev = json.load(open(sys.argv[1]))
+done = [e[1] for e in ev if e[0] == \"complete\"][0]
+assert done[\"count\"] == int(sys.argv[2]) and done[\"fail\"] == int(sys.argv[3]), done
+assert not [e for e in ev if e[0] == \"extra\"] and not [x for x in done[\"failures\"] if \"tapError\" in x], done
+asserts = [e[1] for e in ev if e[0] == \"assert\"]
+assert asserts and all(isinstance(a.get(\"diag\"), dict) for a in asserts)" "$f.tap14" "$want_tests" "$want_failed"' \
+       "tap: node-tap's parser (TAP 14, strict) reads $4: $2 tests, $3 not ok, each with its YAML"
 }
 check_squad() {   # FILE WHAT: SQUAD's metrics file, read as SQUAD's parser reads it
     f=$1
