@@ -191,10 +191,26 @@ int compare_left_out(const struct compare_settings *s, const tb_result *r);
 
 /* --- reports (compare_report.c) --- */
 
+/* "+0.99 °C [+0.96, +1.02]": test K's change from its baseline, or "not
+ * tested". */
+void compare_change_text(const struct compare_test *k, char *out, size_t size);
+
 /* The table on standard output in S->format; NFAILED fits were left out;
  * ROWS (N) the fits it was built from. */
 void compare_report(const struct compare_settings *s, const struct compare_table *t,
                     size_t nfailed, const struct compare_row *rows, size_t n);
+
+/* --- the summary across boards (compare_boards.c) --- */
+
+/* Where each group has the baseline of its leading keys (--group-by
+ * meta:board,meta:kernel --baseline 6.1), a line, a markdown row or a JSON
+ * object a board: its verdict, each regression or test that could not be
+ * made with its change and interval, else its largest T∞ change; nothing
+ * with one baseline for all.  The JSON is a member to append (",\n
+ * \"boards\": [...]").  0, or -1 out of memory. */
+int compare_boards_text(const struct compare_settings *s, const struct compare_table *t);
+int compare_boards_markdown(const struct compare_settings *s, const struct compare_table *t);
+int compare_boards_json(const struct compare_table *t);
 
 /* --- reports for CI (compare_ci.c) --- */
 

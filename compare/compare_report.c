@@ -68,7 +68,7 @@ static void cell_text(const struct compare_cell *cl, int d, char *out, size_t si
 }
 
 /* "+0.99 °C [+0.96, +1.02]": a group's change from the baseline. */
-static void change_text(const struct compare_test *k, char *out, size_t size)
+void compare_change_text(const struct compare_test *k, char *out, size_t size)
 {
     tb_estimate_text e;
     if (k->inconclusive) {
@@ -98,7 +98,7 @@ static void verdict_line(const struct compare_settings *s, const struct compare_
     }
     if (k) {
         char buf[32], change[200];
-        change_text(k, change, sizeof change);
+        compare_change_text(k, change, sizeof change);
         size_t more = 0;
         for (size_t i = 0; i < t->ntests; i++)
             more += t->tests[i].regression && &t->tests[i] != k;
@@ -211,7 +211,7 @@ static void text_tests(const struct compare_settings *s, const struct compare_ta
         char change[200];
         if (t->tests[i].column != c)
             continue;
-        change_text(&t->tests[i], change, sizeof change);
+        compare_change_text(&t->tests[i], change, sizeof change);
         wl = fmax(wl, tb_display_width(compare_metric_label(t->tests[i].metric, 1, buf,
                                                             sizeof buf)) + 2);
         wc = fmax(wc, tb_display_width(change) + 2);
@@ -221,7 +221,7 @@ static void text_tests(const struct compare_settings *s, const struct compare_ta
         if (k->column != c)
             continue;
         char change[200];
-        change_text(k, change, sizeof change);
+        compare_change_text(k, change, sizeof change);
         printf("    ");
         tb_print_left(stdout, t->groups[k->group], wg);
         printf("  ");
@@ -253,6 +253,8 @@ static void print_text(const struct compare_settings *s, const struct compare_ta
     }
     char verdict[1024];
     verdict_line(s, t, verdict, sizeof verdict);
+    if (compare_boards_text(s, t) < 0)
+        fputs("tb-compare: out of memory: no summary across boards\n", stderr);
     putchar('\n');
     left_out_text(t, stdout);
     printf("%s", verdict);
@@ -375,7 +377,10 @@ static void print_json(const struct compare_settings *s, const struct compare_ta
         tb_json_string(stdout, k->verdict);
         putchar('}');
     }
-    printf("]}\n");
+    putchar(']');
+    if (compare_boards_json(t) < 0)
+        fputs("tb-compare: out of memory: no summary across boards\n", stderr);
+    printf("}\n");
 }
 
 static void print_markdown(const struct compare_settings *s, const struct compare_table *t, size_t nfailed)
@@ -390,6 +395,8 @@ static void print_markdown(const struct compare_settings *s, const struct compar
         left_out_text(t, stdout);
         putchar('\n');
     }
+    if (compare_boards_markdown(s, t) < 0)
+        fputs("tb-compare: out of memory: no summary across boards\n", stderr);
     for (size_t c = 0; c < t->ncolumns; c++) {
         printf("#### %s\n\n| group | runs | T∞ (°C) | sd |", t->columns[c]);
         for (int j = 0; j < TB_FIT_MAX_ORDER; j++)
@@ -424,7 +431,7 @@ static void print_markdown(const struct compare_settings *s, const struct compar
             if (k->column != c)
                 continue;
             char change[200];
-            change_text(k, change, sizeof change);
+            compare_change_text(k, change, sizeof change);
             printf("| %s | %s | %s | %.2g | %s |\n", t->groups[k->group],
                    compare_metric_label(k->metric, 1, buf, sizeof buf), change, k->p_adj,
                    *k->verdict ? k->verdict : "–");
