@@ -1,8 +1,9 @@
 /*
  * board_info.c -- which board a run came from, as "# key: value" lines:
  * the device tree's model and compatible, the CPUs and their clusters,
- * the kernel's command line, the cpufreq and thermal governors, and the
- * firmware where the DMI tables say it.  A farm runs one experiment on
+ * the kernel's command line, the cpufreq and thermal governors, the
+ * board's revision and firmware where DMI or the device tree say them,
+ * and the SoC's id and revision.  A farm runs one experiment on
  * many boards; tb-compare groups their runs by these (meta:board).
  *
  * Everything is read under the sysfs root (--sysfs-root fakes it), and
@@ -228,6 +229,50 @@ static int add_thermal_governors(struct board_info *b, const char *sys)
     return *governors ? add(b, "thermal_governor", "%s", governors) : 0;
 }
 
+/* A big-endian 32-bit cell of the device tree at SYS/REL as KEY, in hex
+ * as the board's own tools print it: the Raspberry Pi firmware's
+ * /system/linux,revision (c03111, /proc/cpuinfo's Revision). */
+static int add_dt_cell(struct board_info *b, const char *sys, const char *rel, const char *key)
+{
+    char path[FILE_MAX];
+    unsigned char cell[5];
+    snprintf(path, sizeof path, "%s/%s", sys, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(cell, 1, sizeof cell, f);
+    fclose(f);
+    if (n != 4)   /* not one cell: not what the property is */
+        return 0;
+    return add(b, key, "%lx", (unsigned long)cell[0] << 24 | (unsigned long)cell[1] << 16 |
+                              (unsigned long)cell[2] << 8 | cell[3]);
+}
+
+/* Revision and firmware: DMI's on a PC; on a device-tree board the
+ * Raspberry Pi firmware's revision and U-Boot's version (which it writes
+ * into /chosen); and the SoC bus's first SoC (sysfs-devices-soc), its id
+ * and its silicon revision, which a comparison of boards must know. */
+static int add_revisions(struct board_info *b, const char *sys)
+{
+    size_t before = b->n;
+    int rc = add_file(b, sys, "class/dmi/id/board_version", "board_revision");
+    if (rc == 0 && b->n == before)
+        rc = add_dt_cell(b, sys, "firmware/devicetree/base/system/linux,revision", "board_revision");
+    before = b->n;
+    if (rc == 0)
+        rc = add_file(b, sys, "class/dmi/id/bios_version", "firmware");
+    if (rc == 0 && b->n == before)
+        rc = add_file(b, sys, "firmware/devicetree/base/chosen/u-boot,version", "firmware");
+    before = b->n;
+    if (rc == 0)
+        rc = add_file(b, sys, "devices/soc0/soc_id", "soc");
+    if (rc == 0 && b->n == before)
+        rc = add_file(b, sys, "devices/soc0/family", "soc");
+    if (rc == 0)
+        rc = add_file(b, sys, "devices/soc0/revision", "soc_revision");
+    return rc;
+}
+
 int board_info_read(struct board_info *b, const char *sysfs_root)
 {
     const char *sys = sysfs_root ? sysfs_root : "/sys";
@@ -249,9 +294,7 @@ int board_info_read(struct board_info *b, const char *sysfs_root)
     if (rc == 0)
         rc = add_file(b, sys, "firmware/devicetree/base/compatible", "compatible");
     if (rc == 0)
-        rc = add_file(b, sys, "class/dmi/id/board_version", "board_revision");
-    if (rc == 0)
-        rc = add_file(b, sys, "class/dmi/id/bios_version", "firmware");
+        rc = add_revisions(b, sys);
     size_t before = b->n;
     if (rc == 0)
         rc = add_clusters(b, sys);
