@@ -21,7 +21,7 @@
 /* One board: the leading keys its groups share ("rpi4"), and what its
  * groups' tests against its own baseline found. */
 struct board {
-    const char *name;                 /* into a group's name, LEN bytes */
+    char *name;                       /* its groups' leading keys */
     size_t len;
     size_t base;                      /* its baseline group, or
                                          COMPARE_NO_BASELINE */
@@ -43,6 +43,13 @@ static int on_board(const struct board *x, const char *group)
     return leading_keys(group) == x->len && strncmp(x->name, group, x->len) == 0;
 }
 
+static void boards_free(struct board *b, size_t nb)
+{
+    for (size_t i = 0; b && i < nb; i++)
+        free(b[i].name);
+    free(b);
+}
+
 static struct board *board_of(struct board *b, size_t nb, const char *group)
 {
     for (size_t i = 0; i < nb; i++)
@@ -52,16 +59,19 @@ static struct board *board_of(struct board *b, size_t nb, const char *group)
 }
 
 /* The boards of T in the groups' order, into B (T->ngroups long); their
- * number. */
+ * number, or (size_t)-1 out of memory (boards_free() B either way). */
 static size_t collect_boards(const struct compare_table *t, struct board *b)
 {
     size_t nb = 0;
     for (size_t g = 0; g < t->ngroups; g++) {
         struct board *x = board_of(b, nb, t->groups[g]);
         if (!x) {
+            size_t len = leading_keys(t->groups[g]);
             x = &b[nb++];
-            *x = (struct board){.name = t->groups[g], .len = leading_keys(t->groups[g]),
+            *x = (struct board){.name = strndup(t->groups[g], len), .len = len,
                                 .base = COMPARE_NO_BASELINE};
+            if (!x->name)
+                return (size_t)-1;
         }
         if (t->baseline_of[g] == g)
             x->base = g;
@@ -88,50 +98,47 @@ static const char *board_verdict(const struct board *x)
 }
 
 /* "6.6: CPU_0_temp T∞ +0.80 °C [+0.78, +0.82]": test K named by its
- * group's last key, as a board's line does; without the metric's name
+ * group's last key, as a board's line says it; without the metric's name
  * with BARE. */
-static int test_text(const struct compare_table *t, const struct compare_test *k, int bare,
-                     char *out, size_t size)
+static void print_test(FILE *f, const struct compare_table *t, const struct compare_test *k, int bare)
 {
     char buf[32], change[200];
     const char *g = t->groups[k->group];
     size_t len = leading_keys(g);
-    if (k->inconclusive)
-        return snprintf(out, size, "%s: %s not tested (%zu and %zu sound fits; %d needed)",
-                        g + len + (g[len] == '/'), t->columns[k->column],
-                        t->baseline_of[k->group] == COMPARE_NO_BASELINE ? 0
-                            : compare_cell_at(t, k->column, t->baseline_of[k->group], M_TINF)->n,
-                        compare_cell_at(t, k->column, k->group, M_TINF)->n, COMPARE_MIN_FITS);
+    fprintf(f, "%s: %s ", g + len + (g[len] == '/'), t->columns[k->column]);
+    if (k->inconclusive) {
+        size_t base = t->baseline_of[k->group];
+        fprintf(f, "not tested (%zu and %zu sound fits; %d needed)",
+                base == COMPARE_NO_BASELINE ? 0 : compare_cell_at(t, k->column, base, M_TINF)->n,
+                compare_cell_at(t, k->column, k->group, M_TINF)->n, COMPARE_MIN_FITS);
+        return;
+    }
     compare_change_text(k, change, sizeof change);
-    return snprintf(out, size, "%s: %s %s%s%s", g + len + (g[len] == '/'), t->columns[k->column],
-                    bare ? "" : compare_metric_label(k->metric, 1, buf, sizeof buf), bare ? "" : " ",
-                    change);
+    if (!bare)
+        fprintf(f, "%s ", compare_metric_label(k->metric, 1, buf, sizeof buf));
+    fputs(change, f);
 }
 
 /* What board X's line says after its verdict: each regression or change
  * and each test that could not be made; else its largest T∞ change. */
-static void board_details(const struct compare_table *t, const struct board *x, char *out,
-                          size_t size)
+static void print_details(FILE *f, const struct compare_settings *s, const struct compare_table *t,
+                          const struct board *x)
 {
-    size_t used = 0;
-    *out = '\0';
+    int any = 0;
     if (x->base == COMPARE_NO_BASELINE) {
-        const char *base = compare_baseline_label(t);
-        snprintf(out, size, "no %.*s to compare with", (int)strcspn(base, " "), base);
+        fprintf(f, "no %s to compare with", s->baseline);
         return;
     }
-    for (size_t i = 0; i < t->ntests && used < size; i++) {
+    for (size_t i = 0; i < t->ntests; i++) {
         const struct compare_test *k = &t->tests[i];
         if ((k->regression || k->inconclusive) && on_board(x, t->groups[k->group])) {
-            used += (size_t)snprintf(out + used, size - used, "%s", used ? "; " : "");
-            if (used < size)
-                used += (size_t)test_text(t, k, 0, out + used, size - used);
+            fputs(any++ ? "; " : "", f);
+            print_test(f, t, k, 0);
         }
     }
-    if (!used && x->largest) {
-        used = (size_t)snprintf(out, size, "largest T∞ change ");
-        if (used < size)
-            test_text(t, x->largest, 1, out + used, size - used);
+    if (!any && x->largest) {
+        fputs("largest T∞ change ", f);
+        print_test(f, t, x->largest, 1);
     }
 }
 
@@ -149,10 +156,13 @@ static struct board *boards(const struct compare_table *t, size_t *nb)
 {
     struct board *b = NULL;
     *nb = 0;
-    if (t->baseline_label && !(b = malloc(t->ngroups * sizeof *b)))
+    if (t->baseline_label && !(b = calloc(t->ngroups, sizeof *b)))
         *nb = 1;
-    if (b)
-        *nb = collect_boards(t, b);
+    if (b && (*nb = collect_boards(t, b)) == (size_t)-1) {
+        boards_free(b, t->ngroups);
+        b = NULL;
+        *nb = 1;
+    }
     return b;
 }
 
@@ -160,27 +170,24 @@ int compare_boards_text(const struct compare_settings *s, const struct compare_t
 {
     size_t nb, wb = 0;
     struct board *b = boards(t, &nb);
-    char name[256], details[2048];
     if (!b)
         return nb ? -1 : 0;
-    for (size_t i = 0; i < nb; i++) {
-        snprintf(name, sizeof name, "%.*s", (int)b[i].len, b[i].name);
-        if (tb_display_width(name) > wb)
-            wb = tb_display_width(name);
-    }
+    for (size_t i = 0; i < nb; i++)
+        if (tb_display_width(b[i].name) > wb)
+            wb = tb_display_width(b[i].name);
     printf("\nacross %.*s, each against its own %s:\n", keys_len(s), s->group_by, s->baseline);
     for (size_t i = 0; i < nb; i++) {
         const char *v = board_verdict(&b[i]);
-        snprintf(name, sizeof name, "%.*s", (int)b[i].len, b[i].name);
-        board_details(t, &b[i], details, sizeof details);
         printf("  ");
-        tb_print_left(stdout, name, wb);
+        tb_print_left(stdout, b[i].name, wb);
         printf("  ");
         tb_print_left(stdout, strcmp(v, "regression") == 0 ? "REGRESSION" : strcmp(v, "changed") == 0 ? "CHANGED"
                               : strcmp(v, "inconclusive") == 0 ? "INCONCLUSIVE" : v, 13);
-        printf("  %s\n", details);
+        printf("  ");
+        print_details(stdout, s, t, &b[i]);
+        putchar('\n');
     }
-    free(b);
+    boards_free(b, nb);
     return 0;
 }
 
@@ -188,23 +195,23 @@ int compare_boards_markdown(const struct compare_settings *s, const struct compa
 {
     size_t nb;
     struct board *b = boards(t, &nb);
-    char details[2048];
     if (!b)
         return nb ? -1 : 0;
     printf("| %.*s | compared with its %s | verdict | what |\n|---|---|---|---|\n", keys_len(s),
            s->group_by, s->baseline);
     for (size_t i = 0; i < nb; i++) {
         const char *v = board_verdict(&b[i]);
-        board_details(t, &b[i], details, sizeof details);
-        printf("| %.*s |", (int)b[i].len, b[i].name);
+        printf("| %s |", b[i].name);
         for (size_t g = 0, n = 0; g < t->ngroups; g++)   /* its groups' last keys */
             if (g != b[i].base && on_board(&b[i], t->groups[g]))
                 printf("%s%s", n++ ? ", " : " ", t->groups[g] + b[i].len + 1);
-        printf(" | %s%s%s | %s |\n", strcmp(v, "no regression") ? "**" : "", v,
-               strcmp(v, "no regression") ? "**" : "", details);
+        printf(" | %s%s%s | ", strcmp(v, "no regression") ? "**" : "", v,
+               strcmp(v, "no regression") ? "**" : "");
+        print_details(stdout, s, t, &b[i]);
+        puts(" |");
     }
     putchar('\n');
-    free(b);
+    boards_free(b, nb);
     return 0;
 }
 
@@ -216,10 +223,8 @@ int compare_boards_json(const struct compare_table *t)
         return nb ? -1 : 0;
     printf(",\n \"boards\": [");
     for (size_t i = 0; i < nb; i++) {
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)b[i].len, b[i].name);
         printf("%s\n  {\"board\": ", i ? "," : "");
-        tb_json_string(stdout, name);
+        tb_json_string(stdout, b[i].name);
         printf(", \"baseline\": ");
         if (b[i].base == COMPARE_NO_BASELINE)
             printf("null");
@@ -246,6 +251,6 @@ int compare_boards_json(const struct compare_table *t)
         printf("}}");
     }
     putchar(']');
-    free(b);
+    boards_free(b, nb);
     return 0;
 }
