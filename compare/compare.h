@@ -161,6 +161,11 @@ int compare_table_build(const struct compare_settings *s, const struct compare_r
                         size_t n, struct compare_table *t, char *err, size_t errlen);
 void compare_table_free(struct compare_table *t);
 
+/* The length of GROUP's leading keys: all of its name but the last key's
+ * value ("imx8qm" of "imx8qm/6.1"; several keys' values are joined by
+ * '/'), or all of it for one key. */
+size_t compare_leading_keys(const char *group);
+
 /* What the groups are compared with, for a report's words: the baseline
  * group's name, or "6.1 of each meta:board". */
 const char *compare_baseline_label(const struct compare_table *t);

@@ -30,17 +30,10 @@ struct board {
     const struct compare_test *largest;   /* its largest T∞ change tested */
 };
 
-/* Group G's leading keys: all of its name but the last key's value. */
-static size_t leading_keys(const char *group)
-{
-    const char *slash = strrchr(group, '/');
-    return slash ? (size_t)(slash - group) : strlen(group);
-}
-
 /* Whether GROUP is of board X. */
 static int on_board(const struct board *x, const char *group)
 {
-    return leading_keys(group) == x->len && strncmp(x->name, group, x->len) == 0;
+    return compare_leading_keys(group) == x->len && strncmp(x->name, group, x->len) == 0;
 }
 
 static void boards_free(struct board *b, size_t nb)
@@ -66,7 +59,7 @@ static size_t collect_boards(const struct compare_table *t, struct board *b)
     for (size_t g = 0; g < t->ngroups; g++) {
         struct board *x = board_of(b, nb, t->groups[g]);
         if (!x) {
-            size_t len = leading_keys(t->groups[g]);
+            size_t len = compare_leading_keys(t->groups[g]);
             x = &b[nb++];
             *x = (struct board){.name = strndup(t->groups[g], len), .len = len,
                                 .base = COMPARE_NO_BASELINE};
@@ -104,7 +97,7 @@ static void print_test(FILE *f, const struct compare_table *t, const struct comp
 {
     char buf[32], change[200];
     const char *g = t->groups[k->group];
-    size_t len = leading_keys(g);
+    size_t len = compare_leading_keys(g);
     fprintf(f, "%s: %s ", g + len + (g[len] == '/'), t->columns[k->column]);
     if (k->inconclusive) {
         size_t base = t->baseline_of[k->group];

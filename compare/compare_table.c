@@ -180,14 +180,20 @@ static int test_groups(const struct compare_settings *s, struct compare_table *t
     return rc;
 }
 
+size_t compare_leading_keys(const char *group)
+{
+    const char *slash = strrchr(group, '/');
+    return slash ? (size_t)(slash - group) : strlen(group);
+}
+
 /* Whether group G's last key is VALUE, with its leading keys' length
  * into *PREFIX: "imx8qm/6.1" is 6.1 of "imx8qm". */
 static int last_key_is(const char *g, const char *value, size_t *prefix)
 {
-    const char *slash = strrchr(g, '/');
-    if (!slash || strcmp(slash + 1, value) != 0)
+    size_t len = compare_leading_keys(g);
+    if (!g[len] || strcmp(g + len + 1, value) != 0)
         return 0;
-    *prefix = (size_t)(slash - g);
+    *prefix = len;
     return 1;
 }
 
@@ -210,8 +216,8 @@ static int choose_baselines(const struct compare_settings *s, struct compare_tab
     for (size_t g = 0; g < t->ngroups; g++) {
         t->baseline_of[g] = COMPARE_NO_BASELINE;
         for (size_t b = 0; b < t->ngroups; b++)
-            if (last_key_is(t->groups[b], s->baseline, &len) && strncmp(t->groups[g], t->groups[b], len) == 0 &&
-                t->groups[g][len] == '/' && !strchr(t->groups[g] + len + 1, '/'))
+            if (last_key_is(t->groups[b], s->baseline, &len) && compare_leading_keys(t->groups[g]) == len &&
+                t->groups[g][len] == '/' && strncmp(t->groups[g], t->groups[b], len) == 0)
                 t->baseline_of[g] = b;
         if (t->baseline_of[g] == g && found++ == 0)
             t->baseline = g;
