@@ -68,6 +68,15 @@ static int add_file(struct board_info *b, const char *sys, const char *rel, cons
     return read_value(path, value, sizeof value) < 0 ? 0 : add(b, key, "%s", value);
 }
 
+/* The file SYS/REL as KEY, or where it is not there, SYS/ELSE. */
+static int add_first_file(struct board_info *b, const char *sys, const char *rel,
+                          const char *rel_else, const char *key)
+{
+    size_t before = b->n;
+    int rc = add_file(b, sys, rel, key);
+    return rc == 0 && b->n == before ? add_file(b, sys, rel_else, key) : rc;
+}
+
 /* The names of DIR's entries beginning with PREFIX and a number, sorted
  * by that number, into NUM (at most MAX): how many. */
 static size_t numbered_entries(const char *dir, const char *prefix, int *num, size_t max)
@@ -258,16 +267,11 @@ static int add_revisions(struct board_info *b, const char *sys)
     int rc = add_file(b, sys, "class/dmi/id/board_version", "board_revision");
     if (rc == 0 && b->n == before)
         rc = add_dt_cell(b, sys, "firmware/devicetree/base/system/linux,revision", "board_revision");
-    before = b->n;
     if (rc == 0)
-        rc = add_file(b, sys, "class/dmi/id/bios_version", "firmware");
-    if (rc == 0 && b->n == before)
-        rc = add_file(b, sys, "firmware/devicetree/base/chosen/u-boot,version", "firmware");
-    before = b->n;
+        rc = add_first_file(b, sys, "class/dmi/id/bios_version",
+                            "firmware/devicetree/base/chosen/u-boot,version", "firmware");
     if (rc == 0)
-        rc = add_file(b, sys, "devices/soc0/soc_id", "soc");
-    if (rc == 0 && b->n == before)
-        rc = add_file(b, sys, "devices/soc0/family", "soc");
+        rc = add_first_file(b, sys, "devices/soc0/soc_id", "devices/soc0/family", "soc");
     if (rc == 0)
         rc = add_file(b, sys, "devices/soc0/revision", "soc_revision");
     return rc;
